@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "aviso",
+    products: [
+        .executable(name: "avisod", targets: ["avisod"]),
+        .executable(name: "avisoctl", targets: ["avisoctl"]),
+    ],
+    targets: [
+        // C libraries from Debian, through pkg-config.
+        .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Tiny C for macros and variadic functions.
+        .target(name: "CShims", dependencies: ["CNotify", "CSystemd", "CSQLite"]),
+
+        // Pure: no Glibc, no Foundation, no C modules, no clock reads.
+        .target(name: "AvisoCore"),
+        // Wire types and framing shared by daemon and client.
+        .target(name: "AvisoProtocol", dependencies: ["AvisoCore"]),
+        // The only module that touches C and the kernel.
+        .target(name: "AvisoDaemon", dependencies: ["AvisoCore", "AvisoProtocol", "CNotify", "CSystemd", "CSQLite", "CShims"]),
+
+        .executableTarget(name: "avisod", dependencies: ["AvisoDaemon"]),
+        .executableTarget(name: "avisoctl", dependencies: ["AvisoProtocol", "AvisoCore"]),
+
+        // Test seams: manual clock, process fixtures, a test notification server.
+        .target(name: "AvisoTestSupport", dependencies: ["AvisoCore", "AvisoProtocol"]),
+        .executableTarget(name: "aviso-test-notifyd", dependencies: ["CNotify", "CShims"]),
+
+        .testTarget(name: "AvisoCoreTests", dependencies: ["AvisoCore", "AvisoTestSupport"]),
+        .testTarget(name: "AvisoProtocolTests", dependencies: ["AvisoProtocol"]),
+        .testTarget(name: "AvisoDaemonTests", dependencies: [
+            "AvisoDaemon", "AvisoTestSupport", "avisod", "avisoctl", "aviso-test-notifyd",
+        ]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AvisoTestSupport", "avisod", "avisoctl"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,49 @@
+/// How strongly a notification may interrupt, as iOS's UNNotificationInterruptionLevel.
+public enum InterruptionLevel: String, Hashable, Sendable, Codable, CaseIterable {
+    case passive
+    case active
+    case timeSensitive = "time-sensitive"
+    case critical
+
+    /// The freedesktop urgency byte: passive 0 (low), active and time-sensitive 1 (normal), critical 2.
+    public var urgency: UInt8 {
+        switch self {
+        case .passive: 0
+        case .active, .timeSensitive: 1
+        case .critical: 2
+        }
+    }
+}
+
+/// What a notification says, as UNNotificationContent has it.
+public struct Content: Hashable, Sendable, Codable {
+    public var title: String
+    public var subtitle: String
+    public var body: String
+    /// Notifications of one thread replace each other on screen (`x-dunst-stack-tag`, ...).
+    public var threadID: String?
+    /// The freedesktop `category` hint.
+    public var categoryID: String?
+    /// 0...1; nil when not given.
+    public var relevance: Double?
+    public var level: InterruptionLevel
+    public var userInfo: [String: JSONValue]
+    /// A local image path (`image-path` hint).
+    public var image: String?
+
+    public init(
+        title: String = "", subtitle: String = "", body: String = "", threadID: String? = nil,
+        categoryID: String? = nil, relevance: Double? = nil, level: InterruptionLevel = .active,
+        userInfo: [String: JSONValue] = [:], image: String? = nil
+    ) {
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.threadID = threadID
+        self.categoryID = categoryID
+        self.relevance = relevance
+        self.level = level
+        self.userInfo = userInfo
+        self.image = image
+    }
+}

@@ -1,0 +1,58 @@
+import Glibc
+
+/// An errno value with a readable name.
+public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let interrupted = Errno(rawValue: EINTR)
+    public static let wouldBlock = Errno(rawValue: EAGAIN)
+    public static let badFileDescriptor = Errno(rawValue: EBADF)
+    public static let badAddress = Errno(rawValue: EFAULT)
+    public static let noSpace = Errno(rawValue: ENOSPC)
+    public static let canceled = Errno(rawValue: ECANCELED)
+    public static let noEntry = Errno(rawValue: ENOENT)
+    public static let permissionDenied = Errno(rawValue: EACCES)
+
+    public var description: String { String(cString: strerror(rawValue)) }
+}
+
+/// A failed system call: which function, and the errno it left.
+public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var function: String
+    public var errno: Errno
+
+    public init(_ function: String, _ errno: Errno) {
+        self.function = function
+        self.errno = errno
+    }
+
+    public var description: String { "\(function): \(errno)" }
+}
+
+/// Test seam: when set, the next calls of the named functions fail with the given errnos, one per call, before the
+/// real call is made. Only tests set it.
+nonisolated(unsafe) var injectedFailures: [String: [Errno]] = [:]
+
+/// Runs a system call that returns -1 and sets errno on failure, retrying EINTR.
+///
+/// EBADF and EFAULT are bugs in this program, not conditions to handle: they trap.
+@discardableResult
+@inline(__always)
+func syscall<T: FixedWidthInteger>(_ function: String, _ body: () -> T) throws(SystemError) -> T {
+    while true {
+        let result: T
+        if var queue = injectedFailures[function], !queue.isEmpty {
+            errno = queue.removeFirst().rawValue
+            injectedFailures[function] = queue
+            result = -1
+        } else {
+            result = body()
+        }
+        if result != -1 { return result }
+        let e = Errno(rawValue: errno)
+        if e == .interrupted { continue }
+        precondition(e != .badFileDescriptor && e != .badAddress, "\(function) failed with \(e): a bug in aviso")
+        throw SystemError(function, e)
+    }
+}

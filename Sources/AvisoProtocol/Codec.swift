@@ -1,0 +1,158 @@
+import AvisoCore
+import FoundationEssentials
+
+/// Turns commands and replies into single JSON lines and back.
+///
+/// Decoding never traps: whatever the bytes, the result is a value or a `ReplyError` that says what was wrong.
+public enum Codec {
+    private struct CommandFrame: Codable {
+        var v: Int?
+        var op: String?
+        var request: Request?
+        var ids: [String]?
+        var prefix: String?
+        var all: Bool?
+        var id: String?
+    }
+
+    private struct ReplyFrame: Codable {
+        var v: Int
+        var ok: Bool
+        var error: ReplyError?
+        var id: String?
+        var ids: [String]?
+        var pending: [PendingItem]?
+        var delivered: [DeliveredItem]?
+        var status: StatusInfo?
+        var problems: [ConfigProblem]?
+    }
+
+    /// One line (with its trailing newline) for `command`.
+    public static func encode(_ command: Command) -> [UInt8] {
+        var f = CommandFrame(v: protocolVersion)
+        switch command {
+        case .add(let r): f.op = "add"; f.request = r
+        case .pending: f.op = "pending"
+        case .remove(let s): f.op = "remove"; put(s, into: &f)
+        case .delivered: f.op = "delivered"
+        case .removeDelivered(let s): f.op = "remove-delivered"; put(s, into: &f)
+        case .fire(let id): f.op = "fire"; f.id = id
+        case .status: f.op = "status"
+        case .reload: f.op = "reload"
+        }
+        return line(f)
+    }
+
+    private static func put(_ s: Selector, into f: inout CommandFrame) {
+        switch s {
+        case .ids(let ids): f.ids = ids
+        case .prefix(let p): f.prefix = p
+        case .all: f.all = true
+        }
+    }
+
+    /// Parses one request line (without its newline).
+    public static func decodeCommand(_ bytes: some Collection<UInt8>) throws(ReplyError) -> Command {
+        let f: CommandFrame
+        do {
+            f = try JSONDecoder().decode(CommandFrame.self, from: Data(bytes))
+        } catch {
+            throw ReplyError(code: "malformed", message: "request is not a valid JSON object of the aviso protocol: \(describe(error))")
+        }
+        guard let v = f.v else {
+            throw ReplyError(code: "unsupported-version", message: "request has no protocol version 'v' (this daemon speaks \(protocolVersion))")
+        }
+        guard v == protocolVersion else {
+            throw ReplyError(code: "unsupported-version", message: "protocol version \(v) is not supported (this daemon speaks \(protocolVersion))")
+        }
+        guard let op = f.op else { throw ReplyError(code: "malformed", message: "request has no 'op'") }
+        switch op {
+        case "add":
+            guard let r = f.request else { throw ReplyError(code: "malformed", message: "'add' needs a 'request' object") }
+            return .add(r)
+        case "pending": return .pending
+        case "remove": return .remove(try selector(f, op))
+        case "delivered": return .delivered
+        case "remove-delivered": return .removeDelivered(try selector(f, op))
+        case "fire":
+            guard let id = f.id else { throw ReplyError(code: "malformed", message: "'fire' needs an 'id'") }
+            return .fire(id)
+        case "status": return .status
+        case "reload": return .reload
+        default:
+            throw ReplyError(code: "unknown-op", message: "unknown operation '\(op)'")
+        }
+    }
+
+    private static func selector(_ f: CommandFrame, _ op: String) throws(ReplyError) -> Selector {
+        switch (f.ids, f.prefix, f.all) {
+        case (let ids?, nil, nil) where !ids.isEmpty: return .ids(ids)
+        case (nil, let p?, nil) where !p.isEmpty: return .prefix(p)
+        case (nil, nil, true?): return .all
+        default:
+            throw ReplyError(code: "malformed", message: "'\(op)' needs exactly one of a non-empty 'ids', a non-empty 'prefix' or 'all': true")
+        }
+    }
+
+    /// One line (with its trailing newline) for `reply`.
+    public static func encode(_ reply: Reply) -> [UInt8] {
+        var f = ReplyFrame(v: protocolVersion, ok: true)
+        switch reply {
+        case .error(let e): f.ok = false; f.error = e
+        case .ok(let r):
+            switch r {
+            case .added(let id), .fired(let id): f.id = id
+            case .pending(let p): f.pending = p
+            case .removed(let ids): f.ids = ids
+            case .delivered(let d): f.delivered = d
+            case .status(let s): f.status = s
+            case .reloaded(let p): f.problems = p
+            }
+        }
+        return line(f)
+    }
+
+    /// Parses one reply line to `command`; the command tells which result to expect.
+    public static func decodeReply(_ bytes: some Collection<UInt8>, to command: Command) throws(ReplyError) -> Reply {
+        let f: ReplyFrame
+        do {
+            f = try JSONDecoder().decode(ReplyFrame.self, from: Data(bytes))
+        } catch {
+            throw ReplyError(code: "malformed", message: "the daemon's reply is not valid: \(describe(error))")
+        }
+        if !f.ok { return .error(f.error ?? ReplyError(code: "internal", message: "the daemon refused without a reason")) }
+        let missing = ReplyError(code: "malformed", message: "the daemon's reply lacks its result")
+        switch command {
+        case .add: guard let id = f.id else { throw missing }; return .ok(.added(id))
+        case .fire: guard let id = f.id else { throw missing }; return .ok(.fired(id))
+        case .pending: return .ok(.pending(f.pending ?? []))
+        case .remove, .removeDelivered: return .ok(.removed(f.ids ?? []))
+        case .delivered: return .ok(.delivered(f.delivered ?? []))
+        case .status: guard let s = f.status else { throw missing }; return .ok(.status(s))
+        case .reload: return .ok(.reloaded(f.problems ?? []))
+        }
+    }
+
+    private static func line(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Every value here is encodable by construction; a failure would be a programming error.
+        var bytes = [UInt8](try! encoder.encode(value))
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c),
+             DecodingError.dataCorrupted(let c):
+            let path = c.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? c.debugDescription : "\(path): \(c.debugDescription)"
+        case DecodingError.keyNotFound(let k, let c):
+            let path = (c.codingPath + [k]).map(\.stringValue).joined(separator: ".")
+            return "missing '\(path)'"
+        default:
+            return "\(error)"
+        }
+    }
+}

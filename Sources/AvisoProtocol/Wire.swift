@@ -1,0 +1,178 @@
+import AvisoCore
+
+/// The version of the control protocol; every message carries it as `v`.
+public let protocolVersion = 1
+
+/// The longest request line the daemon accepts, in bytes (newline excluded).
+public let maximumLineLength = 1 << 20
+
+/// Which requests a removal applies to.
+public enum Selector: Hashable, Sendable, Codable {
+    case ids([String])
+    case prefix(String)
+    case all
+}
+
+/// A request sent by a client: one JSON object on one line.
+public enum Command: Hashable, Sendable {
+    /// Add or replace a request.
+    case add(Request)
+    /// The armed requests, soonest first.
+    case pending
+    /// Remove pending requests (and their popups, if on screen).
+    case remove(Selector)
+    /// The delivered notifications still tracked.
+    case delivered
+    /// Forget delivered notifications and close their popups.
+    case removeDelivered(Selector)
+    /// Deliver a pending request now.
+    case fire(String)
+    /// Daemon status.
+    case status
+    /// Re-read the configuration.
+    case reload
+}
+
+/// A pending (armed or waiting) request as the client sees it.
+public struct PendingItem: Hashable, Sendable, Codable {
+    public var id: String
+    public var title: String
+    public var body: String
+    /// ISO 8601 in UTC, like 2026-12-01T08:00:00Z.
+    public var next: String
+    /// A human description of the trigger, such as "in 10min", "every 1h30min", "at 2026-12-01T08:00:00Z".
+    public var trigger: String
+    /// The kernel clock the timer is armed on.
+    public var clock: KernelClock
+    public var request: Request
+
+    public init(id: String, title: String, body: String, next: String, trigger: String, clock: KernelClock, request: Request) {
+        self.id = id
+        self.title = title
+        self.body = body
+        self.next = next
+        self.trigger = trigger
+        self.clock = clock
+        self.request = request
+    }
+}
+
+/// A delivered notification still tracked by the daemon.
+public struct DeliveredItem: Hashable, Sendable, Codable {
+    public var id: String
+    public var title: String
+    public var body: String
+    /// ISO 8601 in UTC.
+    public var delivered: String
+    /// The id the notification server gave the popup (nil while unknown).
+    public var serverID: UInt32?
+    /// Whether the popup is believed to be still on screen.
+    public var onScreen: Bool
+
+    public init(id: String, title: String, body: String, delivered: String, serverID: UInt32?, onScreen: Bool) {
+        self.id = id
+        self.title = title
+        self.body = body
+        self.delivered = delivered
+        self.serverID = serverID
+        self.onScreen = onScreen
+    }
+}
+
+/// The notification server on the session bus, as GetServerInformation and GetCapabilities report it.
+public struct ServerInfo: Hashable, Sendable, Codable {
+    public var name: String
+    public var vendor: String
+    public var version: String
+    public var specVersion: String
+    public var capabilities: [String]
+
+    public init(name: String, vendor: String, version: String, specVersion: String, capabilities: [String]) {
+        self.name = name
+        self.vendor = vendor
+        self.version = version
+        self.specVersion = specVersion
+        self.capabilities = capabilities
+    }
+}
+
+/// A configuration problem, with where it is.
+public struct ConfigProblem: Hashable, Sendable, Codable {
+    public var file: String
+    public var line: Int?
+    public var message: String
+
+    public init(file: String, line: Int?, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+}
+
+/// What `status` reports.
+public struct StatusInfo: Hashable, Sendable, Codable {
+    public var version: String
+    public var uptimeSeconds: Double
+    public var armed: Int
+    public var total: Int
+    public var window: Int
+    /// ISO 8601 UTC of the soonest armed deadline.
+    public var nextFire: String?
+    public var nextID: String?
+    /// nil while no notification server owns org.freedesktop.Notifications.
+    public var server: ServerInfo?
+    /// Deliveries that are due but waiting, and why.
+    public var waiting: Int
+    public var waitingReason: String?
+    public var configErrors: [ConfigProblem]
+
+    public init(
+        version: String, uptimeSeconds: Double, armed: Int, total: Int, window: Int, nextFire: String?,
+        nextID: String?, server: ServerInfo?, waiting: Int, waitingReason: String?, configErrors: [ConfigProblem]
+    ) {
+        self.version = version
+        self.uptimeSeconds = uptimeSeconds
+        self.armed = armed
+        self.total = total
+        self.window = window
+        self.nextFire = nextFire
+        self.nextID = nextID
+        self.server = server
+        self.waiting = waiting
+        self.waitingReason = waitingReason
+        self.configErrors = configErrors
+    }
+}
+
+/// What a successful reply carries.
+public enum ReplyResult: Hashable, Sendable {
+    /// `add`: the identifier of the request.
+    case added(String)
+    case pending([PendingItem])
+    /// `remove`, `remove-delivered`: the identifiers affected.
+    case removed([String])
+    case delivered([DeliveredItem])
+    case fired(String)
+    case status(StatusInfo)
+    case reloaded([ConfigProblem])
+}
+
+/// Why the daemon refused a request.
+public struct ReplyError: Error, Hashable, Sendable, Codable {
+    /// Stable, machine-readable: `invalid`, `not-found`, `malformed`, `too-large`, `unsupported-version`,
+    /// `unknown-op`, `internal`.
+    public var code: String
+    /// A sentence a person can act on.
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// A reply: one JSON object on one line.
+public enum Reply: Hashable, Sendable {
+    case ok(ReplyResult)
+    case error(ReplyError)
+}

@@ -1,0 +1,3 @@
+#pragma once
+#include <libnotify/notify.h>
+#include <gio/gio.h>

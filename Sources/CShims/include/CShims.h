@@ -1,0 +1,1 @@
+int aviso_shims_placeholder(void);

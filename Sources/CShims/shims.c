@@ -1,0 +1,2 @@
+#include "CShims.h"
+int aviso_shims_placeholder(void) { return 0; }
