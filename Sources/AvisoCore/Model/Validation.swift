@@ -1,0 +1,85 @@
+extension Request {
+    /// The longest identifier accepted, in UTF-8 bytes.
+    public static let maximumIdentifierLength = 255
+
+    /// The shortest interval a repeating trigger may have (as iOS: 60 seconds).
+    public static let minimumRepeatInterval = Span.seconds(60)
+
+    /// Checks the request before it is stored; throws the first problem found, naming the field and value.
+    ///
+    /// `now` decides whether a date is in the past; `fileExists` is asked about the image path (the core does no I/O).
+    /// Rules: a non-empty identifier of at most 255 UTF-8 bytes without control characters; a title or a body;
+    /// relevance finite and within 0...1; a positive interval, at least 60 s if it repeats; a date after `now`;
+    /// an image given as an existing absolute path.
+    public func validate(now: Now, fileExists: (String) -> Bool) throws(ValidationError) {
+        try Self.validateIdentifier(id)
+        if content.title.isEmpty && content.body.isEmpty {
+            throw ValidationError(.emptyContent, "request '\(id)' has neither a title nor a body; give at least one")
+        }
+        if let r = content.relevance {
+            guard r.isFinite else { throw ValidationError(.relevance, "relevance \(r) is not a number between 0 and 1") }
+            guard (0...1).contains(r) else { throw ValidationError(.relevance, "relevance \(r) is outside 0...1") }
+        }
+        switch trigger {
+        case .interval(let span, let repeats):
+            guard span > .zero else {
+                throw ValidationError(.interval, "interval \(TimeSpan.format(span)) must be longer than zero")
+            }
+            if repeats && span < Self.minimumRepeatInterval {
+                throw ValidationError(.interval,
+                                      "repeating interval \(TimeSpan.format(span)) is shorter than the minimum of 60s")
+            }
+        case .date(let at):
+            guard at > now.wall else {
+                throw ValidationError(.pastDate, "date \(ISO8601.format(at)) is in the past (it is now \(ISO8601.format(now.wall)))")
+            }
+        }
+        if let image = content.image {
+            guard image.hasPrefix("/") else {
+                throw ValidationError(.image, "image '\(image)' is not an absolute path; give the full path, starting with '/'")
+            }
+            guard fileExists(image) else { throw ValidationError(.image, "image '\(image)' does not exist") }
+        }
+    }
+
+    /// Checks an identifier alone (also used for removal by id).
+    public static func validateIdentifier(_ id: String) throws(ValidationError) {
+        if id.isEmpty { throw ValidationError(.identifier, "identifier is empty") }
+        let bytes = id.utf8.count
+        if bytes > maximumIdentifierLength {
+            throw ValidationError(.identifier,
+                                  "identifier is \(bytes) bytes long (UTF-8); the limit is \(maximumIdentifierLength)")
+        }
+        for (position, c) in id.unicodeScalars.enumerated() where c.value < 0x20 || (0x7F...0x9F).contains(c.value) {
+            throw ValidationError(.identifier, "identifier '\(printable(id))' contains the control character "
+                + "\(hex(c)) at position \(position + 1); identifiers must be printable")
+        }
+    }
+
+    private static func hex(_ c: Unicode.Scalar) -> String {
+        let digits = String(c.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// The identifier with control characters shown as "?", so the message itself stays printable.
+    private static func printable(_ id: String) -> String {
+        var out = String.UnicodeScalarView()
+        for c in id.unicodeScalars {
+            out.append(c.value < 0x20 || (0x7F...0x9F).contains(c.value) ? "?" : c)
+        }
+        return String(out)
+    }
+}
+
+extension InterruptionLevel {
+    /// Parses "passive", "active", "time-sensitive" or "critical" (case does not matter).
+    ///
+    /// The error (code `.level`) lists the valid values.
+    public static func parse(_ s: String) throws(ValidationError) -> InterruptionLevel {
+        let key = s.lowercased()
+        if let level = InterruptionLevel(rawValue: key) { return level }
+        if key == "timesensitive" || key == "time_sensitive" { return .timeSensitive }
+        let valid = allCases.map(\.rawValue).joined(separator: ", ")
+        throw ValidationError(.level, "interruption level '\(s)' is not one of \(valid)")
+    }
+}

@@ -1,0 +1,53 @@
+/// When requests are due: the first deadline of a trigger, and the next one after a firing.
+///
+/// Pure arithmetic on the `Now` passed in. Interval triggers count elapsed time on CLOCK_BOOTTIME (suspend
+/// included); date triggers name a wall-clock instant.
+public enum Schedule {
+    /// The first deadline of `trigger`, for a request added at `now`.
+    ///
+    /// Intervals become `.boot(now.boot + span, ...)` with the matching wall estimate; dates become `.wall(at)`.
+    public static func firstDeadline(for trigger: Trigger, now: Now) -> Deadline {
+        switch trigger {
+        case .interval(let span, _):
+            return .boot(now.boot + span, bootID: now.bootID, wallEstimate: now.wall + span)
+        case .date(let at):
+            return .wall(at)
+        }
+    }
+
+    /// The deadline after the delivery made for `fired`, or nil when the trigger does not repeat.
+    ///
+    /// A repeating interval keeps its phase: the next deadline is the first `fired + k * span` (k >= 1) strictly
+    /// after `now`, so occurrences missed while asleep or stopped collapse into the one delivery just made. If
+    /// `fired` was read in another boot, the phase is continued on the wall clock and re-anchored on this boot.
+    public static func deadline(after fired: Deadline, trigger: Trigger, now: Now) -> Deadline? {
+        guard case .interval(let span, true) = trigger, span > .zero else { return nil }
+        switch fired {
+        case .boot(let b, let id, _) where id == now.bootID:
+            let next = b + span * steps(from: b.nanoseconds, to: now.boot.nanoseconds, by: span.nanoseconds)
+            return .boot(next, bootID: now.bootID, wallEstimate: now.wall + (next - now.boot))
+        case .boot(_, _, let estimate), .wall(let estimate):
+            let next = estimate + span * steps(from: estimate.nanoseconds, to: now.wall.nanoseconds, by: span.nanoseconds)
+            return .boot(now.boot + (next - now.wall), bootID: now.bootID, wallEstimate: next)
+        }
+    }
+
+    /// The smallest k >= 1 with `start + k * step > now`.
+    private static func steps(from start: Int64, to now: Int64, by step: Int64) -> Int64 {
+        guard now >= start else { return 1 }
+        let (elapsed, overflow) = now.subtractingReportingOverflow(start)
+        if overflow { return 1 }
+        return elapsed / step + 1
+    }
+}
+
+extension Trigger {
+    /// A short human description: "in 10min", "every 1h 30min", "at 2026-12-01T08:00:00Z".
+    public var summary: String {
+        switch self {
+        case .interval(let span, false): "in \(TimeSpan.format(span))"
+        case .interval(let span, true): "every \(TimeSpan.format(span))"
+        case .date(let at): "at \(ISO8601.format(at))"
+        }
+    }
+}
