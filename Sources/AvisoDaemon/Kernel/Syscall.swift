@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// An errno value with a readable name.
 public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -32,7 +33,24 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// Test seam: when set, the next calls of the named functions fail with the given errnos, one per call, before the
 /// real call is made. Only tests set it.
-nonisolated(unsafe) var injectedFailures: [String: [Errno]] = [:]
+///
+/// Behind a lock because the timer and signal threads make system calls while tests set it.
+var injectedFailures: [String: [Errno]] {
+    get { injectedFailureQueues.withLock { $0 } }
+    set { injectedFailureQueues.withLock { $0 = newValue } }
+}
+
+private let injectedFailureQueues = Mutex<[String: [Errno]]>([:])
+
+/// Takes the next injected failure for `function`, if a test queued one.
+private func takeInjectedFailure(_ function: String) -> Errno? {
+    injectedFailureQueues.withLock { queues in
+        guard var queue = queues[function], !queue.isEmpty else { return nil }
+        let next = queue.removeFirst()
+        queues[function] = queue.isEmpty ? nil : queue
+        return next
+    }
+}
 
 /// Runs a system call that returns -1 and sets errno on failure, retrying EINTR.
 ///
@@ -42,9 +60,8 @@ nonisolated(unsafe) var injectedFailures: [String: [Errno]] = [:]
 func syscall<T: FixedWidthInteger>(_ function: String, _ body: () -> T) throws(SystemError) -> T {
     while true {
         let result: T
-        if var queue = injectedFailures[function], !queue.isEmpty {
-            errno = queue.removeFirst().rawValue
-            injectedFailures[function] = queue
+        if let injected = takeInjectedFailure(function) {
+            errno = injected.rawValue
             result = -1
         } else {
             result = body()

@@ -1,0 +1,135 @@
+import AvisoTestSupport
+import Glibc
+import Testing
+
+@testable import AvisoDaemon
+
+/// sd_notify messages as systemd receives them, through a real NOTIFY_SOCKET.
+///
+/// Serialized because NOTIFY_SOCKET and WATCHDOG_* are process-wide environment variables.
+@Suite(.serialized) struct SystemdNotifierTests {
+    /// Points NOTIFY_SOCKET at a fresh receiver for the duration of `body`.
+    static func withReceiver(_ body: (NotifySocketReceiver) async throws -> Void) async throws {
+        let receiver = try NotifySocketReceiver()
+        setenv("NOTIFY_SOCKET", receiver.path, 1)
+        defer {
+            unsetenv("NOTIFY_SOCKET")
+            receiver.close()
+        }
+        try await body(receiver)
+    }
+
+    @Test func readySendsReadyWithTheStatus() async throws {
+        try await Self.withReceiver { receiver in
+            SystemdNotifier().ready(status: "3 reminders armed")
+            let message = try await receiver.nextMessage(timeout: .seconds(5))
+            #expect(message.text == "READY=1\nSTATUS=3 reminders armed")
+            #expect(message.fields == ["READY": "1", "STATUS": "3 reminders armed"])
+        }
+    }
+
+    @Test func eachStateChangeSendsItsAssignment() async throws {
+        try await Self.withReceiver { receiver in
+            let notifier = SystemdNotifier()
+            notifier.status("reloading\nconfiguration")
+            notifier.watchdog()
+            notifier.reloading(monotonicUsec: 123_456_789)
+            notifier.stopping()
+            var texts: [String] = []
+            for _ in 0..<4 { texts.append(try await receiver.next(timeout: .seconds(5))) }
+            #expect(texts == [
+                "STATUS=reloading configuration",
+                "WATCHDOG=1",
+                "RELOADING=1\nMONOTONIC_USEC=123456789",
+                "STOPPING=1",
+            ])
+            let arrivals = receiver.history.map(\.arrival)
+            #expect(arrivals == arrivals.sorted())
+        }
+    }
+
+    @Test func waitingForAMessageSkipsOthersAndTimesOutWhenNoneMatches() async throws {
+        try await Self.withReceiver { receiver in
+            let notifier = SystemdNotifier()
+            notifier.status("starting")
+            notifier.watchdog()
+            let ping = try await receiver.waitFor(timeout: .seconds(5)) { $0 == "WATCHDOG=1" }
+            #expect(ping.text == "WATCHDOG=1")
+            await #expect(throws: NotifySocketReceiver.Failure.self) {
+                try await receiver.waitFor(timeout: .milliseconds(100)) { $0.hasPrefix("READY=1") }
+            }
+            #expect(receiver.history.map(\.text) == ["STATUS=starting", "WATCHDOG=1"])
+        }
+    }
+
+    @Test func theReloadTimestampIsMonotonicMicroseconds() async throws {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let before = UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
+        let usec = SystemdNotifier.monotonicUsec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let after = UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
+        #expect(usec >= before && usec <= after)
+    }
+
+    @Test func withoutNotifySocketEveryCallIsANoOp() {
+        unsetenv("NOTIFY_SOCKET")
+        let notifier = SystemdNotifier()
+        notifier.ready(status: "nobody listens")
+        notifier.watchdog()
+        notifier.stopping()
+        #expect(notifier.watchdogInterval == nil)
+    }
+
+    @Test func theWatchdogIntervalIsHalfTheTimeoutForThisProcessOnly() {
+        defer {
+            unsetenv("WATCHDOG_USEC")
+            unsetenv("WATCHDOG_PID")
+        }
+        setenv("WATCHDOG_USEC", "30000000", 1)
+        setenv("WATCHDOG_PID", "\(getpid())", 1)
+        #expect(SystemdNotifier().watchdogInterval == .seconds(15))
+
+        setenv("WATCHDOG_PID", "\(getpid() + 1)", 1)
+        #expect(SystemdNotifier().watchdogInterval == nil)
+
+        unsetenv("WATCHDOG_PID")
+        setenv("WATCHDOG_USEC", "4000000", 1)
+        #expect(SystemdNotifier().watchdogInterval == .seconds(2))
+
+        unsetenv("WATCHDOG_USEC")
+        #expect(SystemdNotifier().watchdogInterval == nil)
+    }
+}
+
+/// Log lines as journald reads them from stderr.
+@Suite struct LogTests {
+    @Test func eachPriorityHasItsSdDaemonPrefix() {
+        #expect(Log.line(.error, "x") == "<3>x\n")
+        #expect(Log.line(.warning, "x") == "<4>x\n")
+        #expect(Log.line(.notice, "x") == "<5>x\n")
+        #expect(Log.line(.info, "x") == "<6>x\n")
+        #expect(Log.line(.debug, "x") == "<7>x\n")
+    }
+
+    @Test func aMessageIsAlwaysOneLine() {
+        #expect(Log.line(.error, "reminders/week.conf:\nline 4\r\nbad") == "<3>reminders/week.conf: line 4  bad\n")
+    }
+
+    @Test func linesReachTheFileDescriptorWhole() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        Log.emit(.warning, "clock stepped\nre-planning", to: fds[1])
+        Log.emit(.info, "armed 2 timers", to: fds[1])
+        close(fds[1])
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        #expect(String(decoding: bytes, as: UTF8.self) == "<4>clock stepped re-planning\n<6>armed 2 timers\n")
+    }
+}
