@@ -1,0 +1,72 @@
+import Glibc
+
+/// Thin wrappers over the AF_UNIX stream socket calls the control server needs.
+enum UnixSocket {
+    /// Whether `path` fits in `sockaddr_un.sun_path` (107 bytes and a NUL).
+    static func fits(_ path: String) -> Bool {
+        path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path)
+    }
+
+    /// Calls `body` with the address of `path`; the caller checked `fits(path)`.
+    static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> T) throws(SystemError) -> T {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes.prefix(raw.count - 1))
+        }
+        return try withUnsafePointer(to: &address) { pointer throws(SystemError) in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(SystemError) in
+                try body(address, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+    }
+
+    /// A new stream socket, close-on-exec.
+    static func make() throws(SystemError) -> Int32 {
+        try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+    }
+
+    /// Whether a process is accepting connections on `path` (a live daemon, as opposed to a stale socket file).
+    static func isListening(_ path: String) -> Bool {
+        guard let fd = try? make() else { return false }
+        defer { close(fd) }
+        let connected = try? withAddress(path) { address, length throws(SystemError) in
+            try syscall("connect") { connect(fd, address, length) }
+        }
+        return connected != nil
+    }
+
+    /// The uid of the process at the other end (SO_PEERCRED), or nil if the kernel did not say.
+    static func peerUID(_ fd: Int32) -> uid_t? {
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; }: Glibc's Swift overlay hides it behind _GNU_SOURCE.
+        var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        let rc = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
+        return rc == 0 && length == socklen_t(MemoryLayout.size(ofValue: credentials)) ? credentials.1 : nil
+    }
+
+    /// Bounds how long a `send` may block on a client that does not read.
+    static func setSendTimeout(_ fd: Int32, seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Sends all of `bytes`; false when the peer went away or the send timed out. Never raises SIGPIPE.
+    @discardableResult
+    static func sendAll(_ fd: Int32, _ bytes: [UInt8], wait: Bool = true) -> Bool {
+        var offset = 0
+        let flags = Int32(MSG_NOSIGNAL) | (wait ? 0 : Int32(MSG_DONTWAIT))
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(flags))
+            }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += sent
+        }
+        return true
+    }
+}

@@ -1,0 +1,99 @@
+internal import CSQLite
+
+/// SQLite's "copy the bytes now" destructor: bound strings are Swift temporaries.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One prepared SQLite statement, finalized when the value goes away.
+///
+/// Used only by `Store`, on the one thread that owns it at a time.
+final class Statement {
+    private let handle: OpaquePointer
+    private let database: OpaquePointer
+    private let fail: (OpaquePointer, Int32, String) -> StoreError
+
+    init(_ sql: String, database: OpaquePointer, fail: @escaping (OpaquePointer, Int32, String) -> StoreError) throws(StoreError) {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v2(database, sql, -1, &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw fail(database, rc, "preparing a statement")
+        }
+        self.handle = statement
+        self.database = database
+        self.fail = fail
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds parameters 1...n in order; nil binds NULL.
+    func bind(_ values: [Value?]) throws(StoreError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case nil: rc = sqlite3_bind_null(handle, index)
+            case .integer(let i)?: rc = sqlite3_bind_int64(handle, index, i)
+            case .text(let s)?:
+                // An explicit length: an identifier may hold a NUL, which a C string would cut off.
+                let bytes = Array(s.utf8)
+                rc = bytes.withUnsafeBufferPointer { buffer in
+                    guard let base = buffer.baseAddress, !buffer.isEmpty else {
+                        return sqlite3_bind_text(handle, index, "", 0, transient)
+                    }
+                    return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(buffer.count), transient)
+                    }
+                }
+            }
+            guard rc == SQLITE_OK else { throw fail(database, rc, "binding a value") }
+        }
+    }
+
+    /// Advances to the next row; false when done.
+    func step() throws(StoreError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            sqlite3_reset(handle)
+            throw fail(database, rc, "running a statement")
+        }
+    }
+
+    /// Binds `values` and runs the statement to completion.
+    func run(_ values: [Value?] = []) throws(StoreError) {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Binds `values` and collects every row through `row`.
+    func rows<T>(_ values: [Value?] = [], _ row: (Statement) throws(StoreError) -> T) throws(StoreError) -> [T] {
+        try bind(values)
+        var result: [T] = []
+        while try step() { result.append(try row(self)) }
+        sqlite3_reset(handle)
+        return result
+    }
+
+    func text(_ column: Int32) -> String? {
+        guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return nil }
+        // Read the text before its length: sqlite3_column_bytes is only meaningful after the conversion.
+        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
+    }
+
+    func integer(_ column: Int32) -> Int64? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
+    }
+
+    /// A value to bind.
+    enum Value {
+        case integer(Int64)
+        case text(String)
+    }
+}

@@ -1,0 +1,308 @@
+import AvisoCore
+import FoundationEssentials
+import Glibc
+internal import CSQLite
+
+/// The durable state of the daemon in one SQLite database: requests, the outbox of due notifications, delivered
+/// notifications and a log of closed ones.
+///
+/// Every mutating call commits before it returns (WAL, `synchronous=FULL`), so a reply sent after it survives
+/// `kill -9` and power loss. Not thread-safe by design: one actor (the scheduler) owns it. Values of the core types
+/// are stored as JSON text.
+public final class Store {
+    /// The database file.
+    public let path: String
+    private var database: OpaquePointer?
+    private var cache: [String: Statement] = [:]
+
+    /// The schema this build writes; a database with a higher `user_version` is refused, not downgraded.
+    public static let schemaVersion: Int32 = 1
+    /// How many closed notifications the log keeps; older entries are dropped.
+    public static let closedLogLimit = 1000
+
+    /// Opens (creating if missing) the database at `path`, and its parent directories with mode 0700.
+    ///
+    /// Throws when the file is not a database, is from a newer aviso, or cannot be opened; the message names `path`.
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        try Self.makeParentDirectories(of: path)
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close_v2(handle)
+            throw StoreError(path: path, message: "cannot open the aviso database \(path): \(reason)", sqliteCode: rc & 0xff)
+        }
+        database = handle
+        do {
+            try configure()
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Closes the database; later calls throw. Safe to call twice.
+    public func close() {
+        cache = [:]
+        if let database { sqlite3_close_v2(database) }
+        database = nil
+    }
+
+    // MARK: Requests
+
+    /// Every stored request, in no particular order.
+    public func requests() throws(StoreError) -> [ScheduledRequest] {
+        try statement("SELECT id, value FROM requests").rows { row throws(StoreError) in
+            try decode(ScheduledRequest.self, row.text(1) ?? "", what: "request '\(row.text(0) ?? "")'")
+        }
+    }
+
+    /// Inserts `r`, or replaces the stored request with the same identifier.
+    public func put(_ r: ScheduledRequest) throws(StoreError) {
+        try transaction { () throws(StoreError) in try write(r) }
+    }
+
+    /// Deletes the requests with these identifiers; unknown identifiers are ignored.
+    public func deleteRequests(_ ids: [String]) throws(StoreError) {
+        try transaction { () throws(StoreError) in
+            for id in ids { try statement("DELETE FROM requests WHERE id = ?").run([.text(id)]) }
+        }
+    }
+
+    /// Records a firing in one transaction: the request's new state and its outbox entry.
+    ///
+    /// A one-shot request whose `next` is nil is deleted. An undelivered outbox entry with the same identifier is
+    /// replaced: a repeating request that fires again while its last firing waits is shown once, with the new due time.
+    public func recordFiring(_ r: ScheduledRequest, outbox entry: OutboxEntry) throws(StoreError) {
+        try transaction { () throws(StoreError) in
+            if r.next == nil && !r.request.trigger.repeats {
+                try statement("DELETE FROM requests WHERE id = ?").run([.text(r.request.id)])
+            } else {
+                try write(r)
+            }
+            try statement("INSERT OR REPLACE INTO outbox (id, content, due, late) VALUES (?, ?, ?, ?)")
+                .run([.text(entry.id), .text(try encode(entry.content)), .integer(entry.due.nanoseconds),
+                      .integer(entry.late ? 1 : 0)])
+        }
+    }
+
+    // MARK: Outbox and delivery
+
+    /// The due notifications not yet handed to the server, oldest due first.
+    public func outbox() throws(StoreError) -> [OutboxEntry] {
+        try statement("SELECT id, content, due, late FROM outbox ORDER BY due, id").rows { row throws(StoreError) in
+            let id = row.text(0) ?? ""
+            return OutboxEntry(id: id, content: try decode(Content.self, row.text(1) ?? "", what: "outbox entry '\(id)'"),
+                               due: WallTime(nanoseconds: row.integer(2) ?? 0), late: (row.integer(3) ?? 0) != 0)
+        }
+    }
+
+    /// Moves an outbox entry to the delivered table (server id unknown) in one transaction, before the send.
+    ///
+    /// At most once: after this commits the entry is never sent again, even if the daemon dies before the send.
+    /// Returns nil when there is no such outbox entry.
+    public func beginDelivery(_ id: String, at: WallTime) throws(StoreError) -> DeliveredRecord? {
+        try transaction { () throws(StoreError) -> DeliveredRecord? in
+            let found = try statement("SELECT content, due, late FROM outbox WHERE id = ?").rows([.text(id)]) { row in
+                (row.text(0) ?? "", row.integer(1) ?? 0, row.integer(2) ?? 0)
+            }
+            guard let (content, due, late) = found.first else { return nil }
+            try statement("DELETE FROM outbox WHERE id = ?").run([.text(id)])
+            try statement("""
+                INSERT OR REPLACE INTO delivered (id, content, delivered, server_id, server_owner, due, late)
+                VALUES (?, ?, ?, NULL, NULL, ?, ?)
+                """).run([.text(id), .text(content), .integer(at.nanoseconds), .integer(due), .integer(late)])
+            return DeliveredRecord(id: id, content: try decode(Content.self, content, what: "outbox entry '\(id)'"),
+                                   delivered: at)
+        }
+    }
+
+    /// Undoes `beginDelivery` in one transaction, for a send that certainly did not happen (no server).
+    ///
+    /// Does nothing when the notification is not delivered or the server already gave it an id.
+    public func abortDelivery(_ id: String) throws(StoreError) {
+        try transaction { () throws(StoreError) in
+            let moved = try statement("""
+                INSERT OR REPLACE INTO outbox (id, content, due, late)
+                SELECT id, content, due, late FROM delivered WHERE id = ? AND server_id IS NULL
+                """)
+            try moved.run([.text(id)])
+            if sqlite3_changes(database) > 0 {
+                try statement("DELETE FROM delivered WHERE id = ?").run([.text(id)])
+            }
+        }
+    }
+
+    /// Records the id the notification server `owner` (a D-Bus unique name) gave a delivered notification.
+    public func setServerID(_ id: String, serverID: UInt32, owner: String) throws(StoreError) {
+        try transaction { () throws(StoreError) in
+            try statement("UPDATE delivered SET server_id = ?, server_owner = ? WHERE id = ?")
+                .run([.integer(Int64(serverID)), .text(owner), .text(id)])
+        }
+    }
+
+    /// The delivered notifications still tracked, most recent first.
+    public func delivered() throws(StoreError) -> [DeliveredRecord] {
+        try statement("""
+            SELECT id, content, delivered, server_id, server_owner FROM delivered ORDER BY delivered DESC, id
+            """).rows { row throws(StoreError) in
+            let id = row.text(0) ?? ""
+            return DeliveredRecord(
+                id: id, content: try decode(Content.self, row.text(1) ?? "", what: "delivered notification '\(id)'"),
+                delivered: WallTime(nanoseconds: row.integer(2) ?? 0),
+                serverID: row.integer(3).flatMap { UInt32(exactly: $0) }, serverOwner: row.text(4))
+        }
+    }
+
+    /// Forgets these delivered notifications; unknown identifiers are ignored.
+    public func deleteDelivered(_ ids: [String]) throws(StoreError) {
+        try transaction { () throws(StoreError) in
+            for id in ids { try statement("DELETE FROM delivered WHERE id = ?").run([.text(id)]) }
+        }
+    }
+
+    /// The server closed a popup (NotificationClosed): forget it and log (id, reason, at).
+    public func recordClosed(_ id: String, reason: UInt32, at: WallTime) throws(StoreError) {
+        try transaction { () throws(StoreError) in
+            try statement("DELETE FROM delivered WHERE id = ?").run([.text(id)])
+            try statement("INSERT INTO closed (id, reason, at) VALUES (?, ?, ?)")
+                .run([.text(id), .integer(Int64(reason)), .integer(at.nanoseconds)])
+            try statement("DELETE FROM closed WHERE seq <= (SELECT max(seq) FROM closed) - ?")
+                .run([.integer(Int64(Self.closedLogLimit))])
+        }
+    }
+
+    /// The closed log, most recent first: identifier, freedesktop close reason, and when.
+    public func closedLog() throws(StoreError) -> [(id: String, reason: UInt32, at: WallTime)] {
+        try statement("SELECT id, reason, at FROM closed ORDER BY seq DESC").rows { row in
+            (row.text(0) ?? "", UInt32(truncatingIfNeeded: row.integer(1) ?? 0), WallTime(nanoseconds: row.integer(2) ?? 0))
+        }
+    }
+
+    /// Clears server ids given by any server but `exceptOwner`: a new server does not know the old one's ids.
+    public func clearServerIDs(exceptOwner: String) throws(StoreError) {
+        try transaction { () throws(StoreError) in
+            try statement("""
+                UPDATE delivered SET server_id = NULL, server_owner = NULL
+                WHERE server_owner IS NOT NULL AND server_owner != ?
+                """).run([.text(exceptOwner)])
+        }
+    }
+
+    // MARK: Plumbing
+
+    private func write(_ r: ScheduledRequest) throws(StoreError) {
+        try statement("INSERT OR REPLACE INTO requests (id, value) VALUES (?, ?)")
+            .run([.text(r.request.id), .text(try encode(r))])
+    }
+
+    private func configure() throws(StoreError) {
+        guard let database else { throw closedError() }
+        // Another process (a second daemon starting) may hold a write lock for a moment.
+        sqlite3_busy_timeout(database, 5000)
+        // journal_mode answers with a row; on a file that is not a database this is the first read, and fails.
+        _ = try statement("PRAGMA journal_mode = WAL").rows { $0.text(0) }
+        try exec("PRAGMA synchronous = FULL")
+        let version = try statement("PRAGMA user_version").rows { $0.integer(0) ?? 0 }.first ?? 0
+        if version > Int64(Self.schemaVersion) {
+            throw StoreError(path: path, message: """
+                the aviso database \(path) has schema version \(version), newer than this avisod understands \
+                (\(Self.schemaVersion)); run a newer avisod or move the file away
+                """)
+        }
+        if version < Int64(Self.schemaVersion) {
+            try transaction { () throws(StoreError) in
+                try exec("""
+                    CREATE TABLE IF NOT EXISTS requests (id TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                    CREATE TABLE IF NOT EXISTS outbox (id TEXT PRIMARY KEY NOT NULL, content TEXT NOT NULL,
+                        due INTEGER NOT NULL, late INTEGER NOT NULL);
+                    CREATE TABLE IF NOT EXISTS delivered (id TEXT PRIMARY KEY NOT NULL, content TEXT NOT NULL,
+                        delivered INTEGER NOT NULL, server_id INTEGER, server_owner TEXT,
+                        due INTEGER NOT NULL, late INTEGER NOT NULL);
+                    CREATE TABLE IF NOT EXISTS closed (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL,
+                        reason INTEGER NOT NULL, at INTEGER NOT NULL);
+                    PRAGMA user_version = \(Self.schemaVersion);
+                    """)
+            }
+        }
+    }
+
+    private func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        // IMMEDIATE takes the write lock up front, so a busy database fails here and not halfway through.
+        try exec("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try exec("COMMIT")
+            return result
+        } catch {
+            if let database { sqlite3_exec(database, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+    }
+
+    private func exec(_ sql: String) throws(StoreError) {
+        guard let database else { throw closedError() }
+        let rc = sqlite3_exec(database, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw failure(database, rc, "running '\(sql.prefix(40))'") }
+    }
+
+    private func statement(_ sql: String) throws(StoreError) -> Statement {
+        if let cached = cache[sql] { return cached }
+        guard let database else { throw closedError() }
+        let path = self.path
+        let made = try Statement(sql, database: database) { db, rc, doing in
+            Store.error(path: path, db, rc, doing)
+        }
+        cache[sql] = made
+        return made
+    }
+
+    private func failure(_ db: OpaquePointer, _ rc: Int32, _ doing: String) -> StoreError {
+        Self.error(path: path, db, rc, doing)
+    }
+
+    private static func error(path: String, _ db: OpaquePointer, _ rc: Int32, _ doing: String) -> StoreError {
+        let reason = String(cString: sqlite3_errmsg(db))
+        return StoreError(path: path, message: "aviso database \(path): \(doing) failed: \(reason)", sqliteCode: rc & 0xff)
+    }
+
+    private func closedError() -> StoreError {
+        StoreError(path: path, message: "aviso database \(path) is closed")
+    }
+
+    private func encode(_ value: some Encodable) throws(StoreError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            throw StoreError(path: path, message: "aviso database \(path): cannot encode a value: \(error)")
+        }
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ text: String, what: String) throws(StoreError) -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(text.utf8))
+        } catch {
+            throw StoreError(path: path, message: "aviso database \(path): \(what) is unreadable: \(error)")
+        }
+    }
+
+    private static func makeParentDirectories(of path: String) throws(StoreError) {
+        var components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        components.removeLast()
+        var current = ""
+        for (index, component) in components.enumerated() {
+            current += index == 0 ? component : "/" + component
+            if current.isEmpty || component.isEmpty || component == "." { continue }
+            if mkdir(current, 0o700) != 0 && errno != EEXIST {
+                let reason = String(cString: strerror(errno))
+                throw StoreError(path: path, message: "cannot create the directory \(current) for the aviso database \(path): \(reason)")
+            }
+        }
+    }
+}

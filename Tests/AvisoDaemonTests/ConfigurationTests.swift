@@ -1,0 +1,143 @@
+import AvisoCore
+import AvisoDaemon
+import AvisoProtocol
+import Foundation
+import Testing
+
+/// Writes `text` (or raw bytes) to a fresh file and loads it.
+private func load(_ text: String) throws -> (ConfigLoadResult, String) {
+    try load(bytes: Array(text.utf8))
+}
+
+private func load(bytes: [UInt8]) throws -> (ConfigLoadResult, String) {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aviso-config-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("aviso.conf").path
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    return (ConfigLoader.load(path: path), path)
+}
+
+@Suite struct ConfigurationTests {
+    @Test func aMissingFileGivesTheDefaultsWithoutProblems() {
+        let result = ConfigLoader.load(path: "/nonexistent/aviso-\(UUID().uuidString)/aviso.conf")
+        #expect(result.configuration == Configuration.defaults)
+        #expect(result.errors.isEmpty)
+        #expect(result.warnings.isEmpty)
+    }
+
+    @Test func theDefaultsAreThoseDocumented() {
+        #expect(Configuration.defaults.window == 64)
+        #expect(Configuration.defaults.retryInitial == .seconds(1))
+        #expect(Configuration.defaults.retryMaximum == .seconds(60))
+    }
+
+    @Test func anEmptyFileOrOnlyCommentsGivesTheDefaults() throws {
+        for text in ["", "# nothing\n\n  # here\n", "[Scheduler]\n"] {
+            let (result, _) = try load(text)
+            #expect(result.configuration == Configuration.defaults, "for \(text.debugDescription)")
+            #expect(result.errors.isEmpty)
+        }
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let (result, _) = try load("""
+            # mine
+            [Scheduler]
+            Window=8
+
+            [Delivery]
+            RetryInitial=500ms
+            RetryMaximum = 2min 30s
+            """)
+        #expect(result.errors.isEmpty)
+        #expect(result.warnings.isEmpty)
+        #expect(result.configuration == Configuration(window: 8, retryInitial: .milliseconds(500), retryMaximum: .seconds(150)))
+    }
+
+    @Test func theShippedExampleIsValidAndSpellsOutTheDefaults() throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/aviso.conf").path
+        let result = ConfigLoader.load(path: example)
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        #expect(result.warnings.isEmpty, "\(result.warnings)")
+        #expect(result.configuration == Configuration.defaults)
+        let text = try String(contentsOfFile: example, encoding: .utf8)
+        for key in ["Window=64", "RetryInitial=1s", "RetryMaximum=1min"] {
+            #expect(text.contains("\n\(key)\n"), "the example sets \(key) explicitly")
+        }
+    }
+
+    @Test(arguments: [
+        ("0", "out of range"), ("65", "out of range"), ("abc", "not a whole number"), ("", "not a whole number"),
+        ("-3", "out of range"), ("6.5", "not a whole number"),
+    ])
+    func aBadWindowIsAnErrorOnItsLine(value: String, reason: String) throws {
+        let (result, path) = try load("# first\n[Delivery]\nRetryInitial=2s\n\n[Scheduler]\nWindow=\(value)\n")
+        #expect(result.configuration == nil, "the caller keeps its previous configuration")
+        #expect(result.errors.count == 1)
+        let problem = try #require(result.errors.first)
+        #expect(problem.file == path)
+        #expect(problem.line == 6)
+        #expect(problem.message.contains(reason), "\(problem.message)")
+        #expect(problem.message.contains("Window"))
+    }
+
+    @Test(arguments: ["7mn", "soon", "", "0"])
+    func aBadSpanIsAnErrorOnItsLine(value: String) throws {
+        let (result, _) = try load("[Delivery]\nRetryInitial=1s\nRetryMaximum=\(value)\n")
+        #expect(result.configuration == nil)
+        let problem = try #require(result.errors.first)
+        #expect(problem.line == 3)
+        #expect(problem.message.contains("RetryMaximum"), "\(problem.message)")
+    }
+
+    @Test func anInitialRetryLongerThanTheMaximumIsAnError() throws {
+        let (result, _) = try load("[Delivery]\nRetryMaximum=10s\nRetryInitial=1min\n")
+        #expect(result.configuration == nil)
+        #expect(result.errors.first?.line == 3)
+        #expect(result.errors.first?.message.contains("RetryMaximum") == true)
+    }
+
+    @Test(arguments: [
+        ("[Scheduler]\nWindow=4\nthis line is wrong\n", 3),
+        ("Window=4\n[Scheduler]\n", 1),
+        ("# ok\n[Scheduler\nWindow=4\n", 2),
+    ])
+    func aSyntaxErrorNamesItsLine(text: String, line: Int) throws {
+        let (result, path) = try load(text)
+        #expect(result.configuration == nil)
+        let problem = try #require(result.errors.first)
+        #expect(problem.file == path)
+        #expect(problem.line == line, "\(problem.message)")
+        #expect(problem.message.contains("syntax"))
+    }
+
+    @Test func unknownGroupsAndKeysAreWarningsWithTheirLines() throws {
+        let (result, path) = try load("[Scheduler]\nWindow=10\nWindw=3\n\n[Colours]\nRed=1\n")
+        #expect(result.errors.isEmpty)
+        #expect(result.configuration?.window == 10, "warnings do not discard the file")
+        #expect(result.warnings.map(\.line) == [3, 5])
+        #expect(result.warnings.allSatisfy { $0.file == path })
+        #expect(result.warnings.first?.message.contains("Windw") == true)
+        #expect(result.warnings.last?.message.contains("Colours") == true)
+    }
+
+    @Test func binaryGarbageIsAnErrorNotACrash() throws {
+        let garbage = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+        let (binary, _) = try load(bytes: garbage)
+        #expect(binary.configuration == nil)
+        #expect(!binary.errors.isEmpty)
+
+        let (latin1, _) = try load(bytes: Array("[Scheduler]\n# caf".utf8) + [0xE9] + Array("\nWindow=3\n".utf8))
+        #expect(latin1.configuration == nil)
+        #expect(latin1.errors.first?.line == 2)
+        #expect(latin1.errors.first?.message.contains("UTF-8") == true)
+    }
+
+    @Test func aDirectoryInsteadOfAFileIsAnError() {
+        let result = ConfigLoader.load(path: FileManager.default.temporaryDirectory.path)
+        #expect(result.configuration == nil)
+        #expect(result.errors.count == 1)
+    }
+}

@@ -1,0 +1,201 @@
+import AvisoCore
+import AvisoDaemon
+import Foundation
+import Testing
+
+/// A fresh directory per test, removed afterwards.
+private final class TemporaryDirectory {
+    let path: String
+    init() {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("aviso-store-\(UUID().uuidString)").path
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+private func scheduled(_ id: String, title: String = "Tea", repeats: Bool = false, next: Int64? = 1_000) -> ScheduledRequest {
+    ScheduledRequest(
+        request: Request(id: id, content: Content(title: title, body: "body of \(id)", userInfo: ["k": .number(1)]),
+                         trigger: .interval(.seconds(600), repeats: repeats)),
+        added: WallTime(seconds: 100),
+        next: next.map { .wall(WallTime(seconds: $0)) })
+}
+
+private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry {
+    OutboxEntry(id: id, content: Content(title: "due \(id)"), due: WallTime(seconds: due), late: late)
+}
+
+@Suite struct StoreTests {
+    private let directory = TemporaryDirectory()
+    var path: String { directory.path + "/state/aviso/aviso.db" }
+
+    @Test func requestsRoundTripAndCreateTheDirectoryPrivately() throws {
+        let store = try Store(path: path)
+        let a = scheduled("a")
+        let b = ScheduledRequest(
+            request: Request(id: "b", content: Content(title: "B", level: .critical), trigger: .date(WallTime(seconds: 5))),
+            added: WallTime(seconds: 1),
+            next: .boot(BootTime(nanoseconds: 77), bootID: "boot-1", wallEstimate: WallTime(seconds: 9)), fireCount: 3)
+        try store.put(a)
+        try store.put(b)
+        #expect(Set(try store.requests()) == [a, b])
+
+        var info = stat()
+        #expect(stat(directory.path + "/state/aviso", &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o700)
+    }
+
+    @Test func putReplacesByIdentifier() throws {
+        let store = try Store(path: path)
+        try store.put(scheduled("a", title: "old"))
+        let replacement = scheduled("a", title: "new")
+        try store.put(replacement)
+        #expect(try store.requests() == [replacement])
+    }
+
+    @Test func deleteRequestsRemovesOnlyThoseNamed() throws {
+        let store = try Store(path: path)
+        for id in ["a", "b", "c"] { try store.put(scheduled(id)) }
+        try store.deleteRequests(["a", "c", "unknown"])
+        #expect(try store.requests().map(\.request.id) == ["b"])
+    }
+
+    @Test func firingAOneShotRequestDeletesItAndFillsTheOutbox() throws {
+        let store = try Store(path: path)
+        var fired = scheduled("once")
+        try store.put(fired)
+        fired.next = nil
+        fired.fireCount = 1
+        try store.recordFiring(fired, outbox: entry("once", due: 1_000, late: true))
+        #expect(try store.requests().isEmpty)
+        #expect(try store.outbox() == [entry("once", due: 1_000, late: true)])
+    }
+
+    @Test func firingARepeatingRequestKeepsItWithItsNextDeadline() throws {
+        let store = try Store(path: path)
+        var fired = scheduled("water", repeats: true)
+        try store.put(fired)
+        fired.next = .wall(WallTime(seconds: 1_600))
+        fired.fireCount = 1
+        try store.recordFiring(fired, outbox: entry("water", due: 1_000))
+        #expect(try store.requests() == [fired])
+        #expect(try store.outbox().map(\.id) == ["water"])
+    }
+
+    @Test func outboxIsOldestDueFirst() throws {
+        let store = try Store(path: path)
+        try store.recordFiring(scheduled("late", next: nil), outbox: entry("late", due: 300))
+        try store.recordFiring(scheduled("early", next: nil), outbox: entry("early", due: 100))
+        try store.recordFiring(scheduled("middle", next: nil), outbox: entry("middle", due: 200))
+        #expect(try store.outbox().map(\.id) == ["early", "middle", "late"])
+    }
+
+    @Test func beginDeliveryMovesTheEntryAndAbortPutsItBack() throws {
+        let store = try Store(path: path)
+        try store.recordFiring(scheduled("x", next: nil), outbox: entry("x", due: 100, late: true))
+
+        let record = try #require(try store.beginDelivery("x", at: WallTime(seconds: 150)))
+        #expect(record == DeliveredRecord(id: "x", content: Content(title: "due x"), delivered: WallTime(seconds: 150)))
+        #expect(try store.outbox().isEmpty)
+        #expect(try store.delivered() == [record])
+        // At most once: a second begin finds nothing to send.
+        #expect(try store.beginDelivery("x", at: WallTime(seconds: 151)) == nil)
+
+        try store.abortDelivery("x")
+        #expect(try store.delivered().isEmpty)
+        #expect(try store.outbox() == [entry("x", due: 100, late: true)])
+    }
+
+    @Test func abortDoesNotUndoADeliveryTheServerAcknowledged() throws {
+        let store = try Store(path: path)
+        try store.recordFiring(scheduled("x", next: nil), outbox: entry("x", due: 100))
+        _ = try store.beginDelivery("x", at: WallTime(seconds: 150))
+        try store.setServerID("x", serverID: 42, owner: ":1.7")
+        try store.abortDelivery("x")
+        #expect(try store.outbox().isEmpty)
+        #expect(try store.delivered().map(\.serverID) == [42])
+    }
+
+    @Test func serverIDsAreClearedForAnotherOwnerOnly() throws {
+        let store = try Store(path: path)
+        for (id, owner) in [("a", ":1.7"), ("b", ":1.9")] {
+            try store.recordFiring(scheduled(id, next: nil), outbox: entry(id, due: 100))
+            _ = try store.beginDelivery(id, at: WallTime(seconds: id == "a" ? 200 : 300))
+            try store.setServerID(id, serverID: id == "a" ? 1 : 2, owner: owner)
+        }
+        try store.clearServerIDs(exceptOwner: ":1.9")
+        let delivered = try store.delivered()
+        #expect(delivered.map(\.id) == ["b", "a"], "most recent first")
+        #expect(delivered.map(\.serverID) == [2, nil])
+        #expect(delivered.map(\.serverOwner) == [":1.9", nil])
+    }
+
+    @Test func closingForgetsTheNotificationAndLogsIt() throws {
+        let store = try Store(path: path)
+        for id in ["a", "b"] {
+            try store.recordFiring(scheduled(id, next: nil), outbox: entry(id, due: 100))
+            _ = try store.beginDelivery(id, at: WallTime(seconds: 200))
+        }
+        try store.recordClosed("a", reason: 2, at: WallTime(seconds: 250))
+        #expect(try store.delivered().map(\.id) == ["b"])
+        let log = try store.closedLog()
+        #expect(log.count == 1)
+        #expect(log.first?.id == "a")
+        #expect(log.first?.reason == 2)
+        #expect(log.first?.at == WallTime(seconds: 250))
+        try store.deleteDelivered(["b"])
+        #expect(try store.delivered().isEmpty)
+    }
+
+    @Test func everythingSurvivesCloseAndReopen() throws {
+        let request = scheduled("kept", repeats: true)
+        do {
+            let store = try Store(path: path)
+            try store.put(request)
+            try store.recordFiring(scheduled("due", next: nil), outbox: entry("due", due: 100))
+            try store.recordFiring(scheduled("shown", next: nil), outbox: entry("shown", due: 90))
+            _ = try store.beginDelivery("shown", at: WallTime(seconds: 95))
+            try store.setServerID("shown", serverID: 7, owner: ":1.3")
+            store.close()
+        }
+        let reopened = try Store(path: path)
+        #expect(try reopened.requests() == [request])
+        #expect(try reopened.outbox().map(\.id) == ["due"])
+        #expect(try reopened.delivered() == [
+            DeliveredRecord(id: "shown", content: Content(title: "due shown"), delivered: WallTime(seconds: 95),
+                            serverID: 7, serverOwner: ":1.3"),
+        ])
+    }
+
+    @Test func aFileThatIsNotADatabaseGivesAnErrorNamingIt() throws {
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        let garbage = directory.path + "/garbage.db"
+        let bytes = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
+        #expect(FileManager.default.createFile(atPath: garbage, contents: Data(bytes)))
+        let error = #expect(throws: StoreError.self) { try Store(path: garbage) }
+        #expect(error?.message.contains(garbage) == true)
+        #expect(error?.message.contains("not a database") == true, "the SQLite reason: \(error?.message ?? "")")
+    }
+
+    @Test func usingAClosedStoreThrowsInsteadOfCrashing() throws {
+        let store = try Store(path: path)
+        store.close()
+        #expect(throws: StoreError.self) { try store.requests() }
+        #expect(throws: StoreError.self) { try store.put(scheduled("a")) }
+    }
+
+    @Test func aDatabaseFromANewerAvisoIsRefused() throws {
+        do {
+            let store = try Store(path: path)
+            store.close()
+        }
+        // A newer schema, written by the sqlite3 shell: the store offers no way to do it, on purpose.
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "the sqlite3 shell is needed")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, "PRAGMA user_version = 99;"]
+        try process.run()
+        process.waitUntilExit()
+        let error = #expect(throws: StoreError.self) { try Store(path: path) }
+        #expect(error?.message.contains("99") == true)
+    }
+}
