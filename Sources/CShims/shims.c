@@ -1,2 +1,7 @@
 #include "CShims.h"
-int aviso_shims_placeholder(void) { return 0; }
+
+gint aviso_notification_id(NotifyNotification *notification) {
+    gint id = 0;
+    g_object_get(notification, "id", &id, NULL);
+    return id;
+}

@@ -1,1 +1,27 @@
-print("t")
+import Glibc
+
+// aviso-test-notifyd: a scriptable org.freedesktop.Notifications server for tests.
+// Usage: aviso-test-notifyd [--caps body,body-markup,actions] [--name NAME] [--version V]
+
+var capabilities = ["body", "body-markup", "actions", "persistence"]
+var name = "aviso-test-notifyd"
+var version = "1.0"
+
+var arguments = CommandLine.arguments.dropFirst()
+while let option = arguments.popFirst() {
+    guard let value = arguments.popFirst() else {
+        writeLine("aviso-test-notifyd: \(option) needs a value", to: 2)
+        exit(2)
+    }
+    switch option {
+    case "--caps": capabilities = value.split(separator: ",").map(String.init)
+    case "--name": name = value
+    case "--version": version = value
+    default:
+        writeLine("aviso-test-notifyd: unknown option \(option)", to: 2)
+        exit(2)
+    }
+}
+
+let server = NotificationServer(capabilities: capabilities, name: name, version: version)
+exit(server.run())

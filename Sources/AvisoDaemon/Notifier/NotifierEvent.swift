@@ -1,0 +1,23 @@
+/// Why the notification server closed a notification (the NotificationClosed `reason`).
+public enum CloseReason: UInt32, Sendable, Hashable {
+    /// It timed out.
+    case expired = 1
+    /// The user dismissed it.
+    case dismissed = 2
+    /// CloseNotification was called (by aviso or another client).
+    case closedByCall = 3
+    /// The server did not say; also used for reasons outside the specification.
+    case undefined = 4
+}
+
+/// Something the notification server did on its own: closed a popup, appeared, or went away.
+public enum NotifierEvent: Sendable, Hashable {
+    /// NotificationClosed for `serverID`. Sent for every id, including ones shown before a daemon restart and ones
+    /// shown by other programs: the receiver matches ids it knows and ignores the rest.
+    case closed(serverID: UInt32, reason: CloseReason)
+    /// A (new) unique bus name now owns org.freedesktop.Notifications. After a server restart ids from the old
+    /// server mean nothing to the new one.
+    case serverAppeared(owner: String)
+    /// org.freedesktop.Notifications lost its owner; `show` fails with `isNoServer` until a server appears.
+    case serverVanished
+}
