@@ -1,0 +1,158 @@
+import AvisoCore
+import AvisoProtocol
+import Glibc
+
+extension Scheduler {
+    /// Serves one control-socket command. Refusals change nothing.
+    public func handle(_ command: Command) async -> Reply {
+        switch command {
+        case .add(let request): return add(request)
+        case .pending: return .ok(.pending(pendingItems()))
+        case .remove(let selector): return remove(selector)
+        case .delivered: return deliveredItems()
+        case .removeDelivered(let selector): return await removeDelivered(selector)
+        case .fire(let id):
+            guard requests[id] != nil else { return notFound([id], "pending request") }
+            await fire(id, manual: true)
+            return .ok(.fired(id))
+        case .status: return .ok(.status(status()))
+        case .reload: return .ok(.reloaded(reload()))
+        }
+    }
+
+    func add(_ request: Request) -> Reply {
+        let current = now()
+        do {
+            try request.validate(now: current, fileExists: fileExists)
+        } catch {
+            return .error(ReplyError(code: "invalid", message: error.message))
+        }
+        let scheduled = ScheduledRequest(
+            request: request, added: current.wall, next: Schedule.firstDeadline(for: request.trigger, now: current))
+        do {
+            try store.put(scheduled)
+        } catch {
+            return .error(ReplyError(code: "internal", message: "could not store the request: \(error)"))
+        }
+        let replaced = requests.updateValue(scheduled, forKey: request.id) != nil
+        Log.info("\(replaced ? "replaced" : "added") '\(request.id)' (\(request.trigger.summary))")
+        reconcile()
+        return .ok(.added(request.id))
+    }
+
+    func pendingItems() -> [PendingItem] {
+        let current = now()
+        return window.compactMap { spec in
+            guard let r = requests[spec.id], let next = r.next else { return nil }
+            return PendingItem(
+                id: spec.id, title: r.request.content.title, body: r.request.content.body,
+                next: ISO8601.format(next.expectedWall(in: current)), trigger: r.request.trigger.summary,
+                clock: spec.clock, request: r.request)
+        }
+    }
+
+    func remove(_ selector: Selector) -> Reply {
+        let ids: [String]
+        switch select(selector, from: Array(requests.keys)) {
+        case .failure(let unknown): return notFound(unknown.ids, "pending request")
+        case .success(let matched): ids = matched
+        }
+        do {
+            try store.deleteRequests(ids)
+        } catch {
+            return .error(ReplyError(code: "internal", message: "could not remove: \(error)"))
+        }
+        for id in ids { requests[id] = nil }
+        if !ids.isEmpty { Log.info("removed \(ids.count) request(s)") }
+        reconcile()
+        return .ok(.removed(ids))
+    }
+
+    func deliveredItems() -> Reply {
+        do {
+            return .ok(.delivered(try store.delivered().map { d in
+                DeliveredItem(
+                    id: d.id, title: d.content.title, body: d.content.body, delivered: ISO8601.format(d.delivered),
+                    serverID: d.serverID, onScreen: d.serverID != nil && d.serverOwner == serverOwner)
+            }))
+        } catch {
+            return .error(ReplyError(code: "internal", message: "could not read delivered notifications: \(error)"))
+        }
+    }
+
+    func removeDelivered(_ selector: Selector) async -> Reply {
+        let records: [DeliveredRecord]
+        do { records = try store.delivered() } catch {
+            return .error(ReplyError(code: "internal", message: "could not read delivered notifications: \(error)"))
+        }
+        let ids: [String]
+        switch select(selector, from: records.map(\.id)) {
+        case .failure(let unknown): return notFound(unknown.ids, "delivered notification")
+        case .success(let matched): ids = matched
+        }
+        do { try store.deleteDelivered(ids) } catch {
+            return .error(ReplyError(code: "internal", message: "could not remove: \(error)"))
+        }
+        let chosen = Set(ids)
+        for d in records where chosen.contains(d.id) {
+            guard let sid = d.serverID, d.serverOwner == serverOwner, onScreen.removeValue(forKey: sid) != nil else { continue }
+            await delivery.close(serverID: sid)
+        }
+        return .ok(.removed(ids))
+    }
+
+    func status() -> StatusInfo {
+        let current = now()
+        let first = window.first.flatMap { requests[$0.id] }
+        let waiting = (try? store.outbox().count) ?? 0
+        return StatusInfo(
+            version: version, uptimeSeconds: Double((current.boot - started.boot).nanoseconds) / 1e9,
+            armed: armed.count, total: requests.count, window: configuration.window,
+            nextFire: first?.next.map { ISO8601.format($0.expectedWall(in: current)) }, nextID: first?.request.id,
+            server: serverOwner == nil ? nil : server, waiting: waiting,
+            waitingReason: waiting > 0 ? waitingReason : nil, configErrors: configErrors)
+    }
+
+    /// Re-reads the configuration; with errors the previous one stays in effect and the errors are returned.
+    public func reload() -> [ConfigProblem] {
+        systemd.reloading(monotonicUsec: UInt64(KernelClocks.read(CLOCK_MONOTONIC) / 1000))
+        let result = loadConfiguration()
+        for w in result.warnings { Log.warning(describe(w)) }
+        configErrors = result.errors
+        if let c = result.configuration {
+            configuration = c
+            Log.info("configuration reloaded: window \(c.window)")
+        } else {
+            for e in result.errors { Log.error(describe(e) + " (previous configuration kept)") }
+        }
+        reconcile()
+        systemd.ready(status: lastStatus)
+        return result.errors
+    }
+
+    func describe(_ p: ConfigProblem) -> String {
+        p.line.map { "\(p.file):\($0): \(p.message)" } ?? "\(p.file): \(p.message)"
+    }
+
+    /// Which of `ids` a selector names; explicit identifiers that do not exist are an error, reported all at once.
+    func select(_ selector: Selector, from ids: [String]) -> Result<[String], UnknownIDs> {
+        switch selector {
+        case .all: return .success(ids.sorted())
+        case .prefix(let p): return .success(ids.filter { $0.hasPrefix(p) }.sorted())
+        case .ids(let wanted):
+            let known = Set(ids)
+            let unknown = wanted.filter { !known.contains($0) }
+            return unknown.isEmpty ? .success(Array(Set(wanted)).sorted()) : .failure(UnknownIDs(ids: unknown))
+        }
+    }
+
+    func notFound(_ ids: [String], _ what: String) -> Reply {
+        let list = ids.map { "'\($0)'" }.joined(separator: ", ")
+        return .error(ReplyError(code: "not-found", message: "no \(what) \(list); nothing was changed"))
+    }
+}
+
+/// Identifiers a command named that do not exist.
+struct UnknownIDs: Error {
+    var ids: [String]
+}
