@@ -1,1 +1,92 @@
-print("avisoctl")
+import AvisoProtocol
+import Glibc
+
+/// avisoctl: a thin client for avisod. One file per verb; this file only dispatches.
+let version = "0.1.0"
+
+struct Context {
+    var socket: String
+    func send(_ command: Command) -> ReplyResult { Output.result(Connection.send(command, to: socket)) }
+}
+
+let usage = """
+    Usage: avisoctl [--socket PATH] COMMAND [OPTIONS]
+
+    Schedule and manage desktop notifications delivered by avisod.
+
+    Commands:
+      add               Schedule a notification (prints its identifier)
+      pending           List the armed requests, soonest first
+      remove            Remove pending requests
+      delivered         List delivered notifications still tracked
+      remove-delivered  Forget delivered notifications and close their popups
+      fire              Deliver a pending request now
+      status            Show the daemon's state
+      reload            Re-read the configuration
+
+    Options:
+      --socket PATH     Control socket (default: $AVISO_SOCKET, else $XDG_RUNTIME_DIR/aviso/ctl.sock)
+      --version         Print the version
+      -h, --help        Show this help; 'avisoctl COMMAND --help' shows a command's help
+
+    Exit status: 0 ok, 1 refused by the daemon, 2 usage error, 3 daemon not reachable.
+    """
+
+enum CLI {
+    static func main() -> Never {
+        var args = Array(CommandLine.arguments.dropFirst())
+        var environment: [String: String] = [:]
+        for (key, value) in ProcessEnvironment.all() { environment[key] = value }
+        var socketPath = SocketPath.resolve(environment: environment, uid: getuid())
+
+        while let first = args.first, first.hasPrefix("-") {
+            args.removeFirst()
+            switch first {
+            case "-h", "--help": Output.line(usage); exit(0)
+            case "--version": Output.line("avisoctl \(version) (protocol \(protocolVersion))"); exit(0)
+            case "--socket":
+                guard let path = args.first else { Output.fail(2, "option '--socket' needs a value") }
+                socketPath = path
+                args.removeFirst()
+            case let s where s.hasPrefix("--socket="):
+                socketPath = String(s.dropFirst("--socket=".count))
+            default:
+                Output.fail(2, "unknown option '\(first)' (see 'avisoctl --help')")
+            }
+        }
+
+        guard let verb = args.first else {
+            FileHandleOut.stderr(usage + "\n")
+            exit(2)
+        }
+        let rest = Array(args.dropFirst())
+        let context = Context(socket: socketPath)
+
+        let verbs: [String: (help: String, run: ([String], Context) -> Void)] = [
+            "add": (Add.help, Add.run),
+            "pending": (Pending.help, Pending.run),
+            "remove": (Remove.help, Remove.run),
+            "delivered": (Delivered.help, Delivered.run),
+            "remove-delivered": (RemoveDelivered.help, RemoveDelivered.run),
+            "fire": (Fire.help, Fire.run),
+            "status": (Status.help, Status.run),
+            "reload": (Reload.help, Reload.run),
+        ]
+
+        if verb == "help" {
+            if let topic = rest.first, let v = verbs[topic] { Output.line(v.help) } else { Output.line(usage) }
+            exit(0)
+        }
+        guard let command = verbs[verb] else {
+            Output.fail(2, "unknown command '\(verb)' (see 'avisoctl --help')")
+        }
+        if rest.contains("--help") || rest.contains("-h") {
+            Output.line(command.help)
+            exit(0)
+        }
+        command.run(rest, context)
+        exit(0)
+    }
+}
+
+CLI.main()

@@ -1,0 +1,113 @@
+import AvisoCore
+import AvisoProtocol
+import FoundationEssentials
+import Glibc
+
+/// `avisoctl add`: builds a request from options and sends it; prints the identifier.
+enum Add {
+    static let help = """
+        Usage: avisoctl add [--id ID] [--title T] [--subtitle S] [--body B]
+                            (--in SPAN [--repeat] | --at TIME)
+                            [--thread ID] [--category ID] [--relevance X] [--level L]
+                            [--image PATH] [--data KEY=VALUE]...
+
+        Schedule a notification and print its identifier. Adding an identifier that exists replaces it.
+
+          --id ID           Stable identifier (generated when not given); at most 255 bytes, no control characters
+          --title T         Summary line of the popup
+          --subtitle S      Second line, shown bold where the server supports markup
+          --body B          Body text (a title or a body is required)
+          --in SPAN         Fire after SPAN of elapsed time, suspend included: 90s, 7min, 1h30min, 2d
+          --repeat          With --in: repeat every SPAN (at least 60s)
+          --at TIME         Fire at a wall-clock time: 'YYYY-MM-DD HH:MM[:SS]' in local time, optionally followed
+                            by a time-zone name or a UTC offset: '2026-12-24 18:00 Europe/Madrid', '... +01:00'
+          --thread ID       Thread: popups of one thread replace each other on screen
+          --category ID     Category, sent as the freedesktop 'category' hint
+          --relevance X     Relevance from 0 to 1
+          --level L         passive, active (default), time-sensitive or critical (critical never expires)
+          --image PATH      Image file shown in the popup
+          --data KEY=VALUE  User data; VALUE is JSON when it parses as JSON, a string otherwise (repeatable)
+
+        Examples:
+          avisoctl add --in 10min --title Tea --body "Take the tea bag out"
+          avisoctl add --id water --in 90min --repeat --title "Drink water"
+          avisoctl add --at "2026-12-24 18:00" --title "Dinner" --level time-sensitive
+        """
+
+    static let options: [Arguments.Option] = [
+        .init(names: ["--id"], takesValue: true), .init(names: ["--title"], takesValue: true),
+        .init(names: ["--subtitle"], takesValue: true), .init(names: ["--body"], takesValue: true),
+        .init(names: ["--in"], takesValue: true), .init(names: ["--repeat"], takesValue: false),
+        .init(names: ["--at"], takesValue: true), .init(names: ["--thread"], takesValue: true),
+        .init(names: ["--category"], takesValue: true), .init(names: ["--relevance"], takesValue: true),
+        .init(names: ["--level"], takesValue: true), .init(names: ["--image"], takesValue: true),
+        .init(names: ["--data"], takesValue: true),
+    ]
+
+    static func run(_ argv: [String], _ context: Context) {
+        let a = Arguments(argv, verb: "add", options: options)
+        if let extra = a.positionals.first {
+            Output.fail(2, "unexpected argument '\(extra)' (quote values that contain spaces; see 'avisoctl add --help')")
+        }
+        let request = Request(id: a.value("--id") ?? generatedID(), content: content(a), trigger: trigger(a))
+        guard case .added(let id) = context.send(.add(request)) else { Output.fail(1, "unexpected reply") }
+        Output.line(id)
+    }
+
+    private static func trigger(_ a: Arguments) -> Trigger {
+        switch (a.value("--in"), a.value("--at")) {
+        case (nil, nil): Output.fail(2, "add needs --in SPAN or --at TIME (see 'avisoctl add --help')")
+        case (_?, _?): Output.fail(2, "--in and --at cannot be used together")
+        case (let span?, nil):
+            do {
+                return .interval(try TimeSpan.parse(span), repeats: a.has("--repeat"))
+            } catch { Output.fail(2, "--in: \(error.message)") }
+        case (nil, let time?):
+            if a.has("--repeat") { Output.fail(2, "--repeat goes with --in, not --at") }
+            let env = Dictionary(ProcessEnvironment.all(), uniquingKeysWith: { _, last in last })
+            do {
+                let at = try DateTimeInput.parse(
+                    time, localZone: ZoneDatabase.local(environment: env),
+                    loadZone: { ZoneDatabase.load($0, environment: env) })
+                return .date(at)
+            } catch { Output.fail(2, "--at: \(error.message)") }
+        }
+    }
+
+    private static func content(_ a: Arguments) -> Content {
+        var c = Content(
+            title: a.value("--title") ?? "", subtitle: a.value("--subtitle") ?? "", body: a.value("--body") ?? "",
+            threadID: a.value("--thread"), categoryID: a.value("--category"), image: a.value("--image").map(absolute))
+        if let r = a.value("--relevance") {
+            guard let x = Double(r) else { Output.fail(2, "--relevance: '\(r)' is not a number (expected 0 to 1)") }
+            c.relevance = x
+        }
+        if let l = a.value("--level") {
+            do { c.level = try InterruptionLevel.parse(l) } catch { Output.fail(2, "--level: \(error.message)") }
+        }
+        for pair in a.all("--data") {
+            guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+                Output.fail(2, "--data: '\(pair)' is not KEY=VALUE")
+            }
+            let value = String(pair[pair.index(after: eq)...])
+            c.userInfo[String(pair[..<eq])] =
+                (try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8))) ?? .string(value)
+        }
+        return c
+    }
+
+    /// Relative image paths are taken from the current directory: the daemon does not share it.
+    private static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        return String(cString: buffer) + "/" + path
+    }
+
+    /// A random identifier like "aviso-3f9c2a71d04e".
+    private static func generatedID() -> String {
+        let n = UInt64.random(in: 0..<(1 << 48))
+        let hex = String(n, radix: 16)
+        return "aviso-" + String(repeating: "0", count: 12 - hex.count) + hex
+    }
+}

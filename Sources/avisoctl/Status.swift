@@ -1,0 +1,43 @@
+import AvisoCore
+import AvisoProtocol
+
+/// `avisoctl status`: what the daemon is doing.
+enum Status {
+    static let help = """
+        Usage: avisoctl status [--json]
+
+        Show version, uptime, armed and total requests, the next fire, the notification server (name, version and
+        capabilities), deliveries waiting and why, and configuration errors.
+
+          --json   One object with version, uptimeSeconds, armed, total, window, nextFire, nextID, server, waiting,
+                   waitingReason and configErrors
+        """
+
+    static func run(_ argv: [String], _ context: Context) {
+        let a = Arguments(argv, verb: "status", options: [.init(names: ["--json"], takesValue: false)])
+        if let extra = a.positionals.first { Output.fail(2, "unexpected argument '\(extra)'") }
+        guard case .status(let s) = context.send(.status) else { Output.fail(1, "unexpected reply") }
+        if a.has("--json") { return Output.json(s) }
+        Output.line("avisod \(s.version), up \(TimeSpan.format(.seconds(Int64(s.uptimeSeconds))))")
+        Output.line("Requests: \(s.armed) armed of \(s.total) (window \(s.window))")
+        if let next = s.nextFire {
+            Output.line("Next: \(s.nextID ?? "?") at \(LocalTime.show(next)) (\(LocalTime.relative(next)))")
+        } else {
+            Output.line("Next: nothing scheduled")
+        }
+        if let server = s.server {
+            Output.line("Server: \(server.name) \(server.version) by \(server.vendor) (spec \(server.specVersion))")
+            Output.line("Capabilities: \(server.capabilities.joined(separator: " "))")
+        } else {
+            Output.line("Server: none on the session bus")
+        }
+        if s.waiting > 0 {
+            Output.line("Waiting: \(s.waiting) due notification(s): \(s.waitingReason ?? "retrying")")
+        }
+        for p in s.configErrors { Output.line("Config error: \(describe(p))") }
+    }
+
+    static func describe(_ p: ConfigProblem) -> String {
+        p.line.map { "\(p.file):\($0): \(p.message)" } ?? "\(p.file): \(p.message)"
+    }
+}
