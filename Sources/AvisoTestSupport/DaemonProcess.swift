@@ -1,0 +1,128 @@
+import Foundation
+
+/// A real avisod run as a child process in a private directory, plus avisoctl against it.
+///
+/// Every path (socket, configuration, state) is inside `directory`, so tests run side by side. The daemon's log
+/// (stderr) is collected in `log`; `start()` returns once the daemon has logged that it is ready.
+public final class DaemonProcess: @unchecked Sendable {
+    public let directory: String
+    public var socket: String { directory + "/run/aviso/ctl.sock" }
+    public var configFile: String { directory + "/config/aviso/aviso.conf" }
+    public var stateDirectory: String { directory + "/state/aviso" }
+    /// Extra environment for the daemon (NOTIFY_SOCKET, WATCHDOG_USEC, TZ, ...).
+    public var environment: [String: String]
+    public private(set) var log = LineChannel()
+    private var process: Process?
+
+    /// Prepares a daemon talking to the session bus at `busAddress` (nil: no bus at all).
+    public init(busAddress: String?, environment: [String: String] = [:]) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aviso-daemon-\(UUID().uuidString)").path
+        for sub in ["run", "config/aviso", "state"] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
+        }
+        chmod(dir + "/run", 0o700)
+        directory = dir
+        var env = ProcessInfo.processInfo.environment
+        env["DBUS_SESSION_BUS_ADDRESS"] = busAddress ?? "unix:path=\(dir)/no-bus"
+        env["XDG_RUNTIME_DIR"] = dir + "/run"
+        env["XDG_CONFIG_HOME"] = dir + "/config"
+        env["XDG_STATE_HOME"] = dir + "/state"
+        env.removeValue(forKey: "NOTIFY_SOCKET")
+        env.removeValue(forKey: "WATCHDOG_USEC")
+        env.removeValue(forKey: "AVISO_SOCKET")
+        for (k, v) in environment { env[k] = v }
+        self.environment = env
+    }
+
+    deinit {
+        if let p = process, p.isRunning {
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Writes aviso.conf.
+    public func writeConfig(_ text: String) throws {
+        try text.write(toFile: configFile, atomically: true, encoding: .utf8)
+    }
+
+    /// Starts avisod and waits (at most `timeout`) until it reports that it is ready.
+    public func start(timeout: Duration = .seconds(20)) async throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Products.path("avisod"))
+        p.arguments = ["--socket", socket, "--config", configFile, "--state-dir", stateDirectory]
+        p.environment = environment
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        log = LineChannel()
+        log.attach(err.fileHandleForReading)
+        try p.run()
+        process = p
+        _ = try await log.next(timeout: timeout) { $0.contains("ready; control socket") }
+    }
+
+    /// The daemon's pid, while running.
+    public var pid: Int32? { process.flatMap { $0.isRunning ? $0.processIdentifier : nil } }
+
+    /// Sends `signal` to the daemon.
+    public func signal(_ signal: Int32) {
+        if let pid { kill(pid, signal) }
+    }
+
+    /// Waits for the daemon to exit and returns its status (after SIGKILL: the signal number).
+    @discardableResult
+    public func waitForExit(timeout: Duration = .seconds(10)) async throws -> Int32 {
+        guard let p = process else { return 0 }
+        // The log pipe closes when the process exits: waiting for its end is event-driven.
+        try await log.waitForEnd(timeout: timeout)
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    /// Result of one avisoctl run.
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// Runs `avisoctl --socket SOCKET args...` to completion.
+    public func ctl(_ args: [String], environment extra: [String: String] = [:]) throws -> Result {
+        try DaemonProcess.run(Products.path("avisoctl"), ["--socket", socket] + args, environment: environment.merging(extra) { _, b in b })
+    }
+
+    /// Runs a program to completion, collecting its output.
+    public static func run(_ path: String, _ args: [String], environment: [String: String]? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        if let environment { p.environment = environment }
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        // Read both pipes to the end before waiting, so a large output cannot block the child.
+        let errData = LockedData()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            errData.set(err.fileHandleForReading.readDataToEndOfFile())
+            done.signal()
+        }.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        done.wait()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData.value, as: UTF8.self))
+    }
+}
+
+private final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data: Data?
+    func set(_ d: Data) { lock.withLock { data = d } }
+    var value: Data { lock.withLock { data ?? Data() } }
+}

@@ -1,0 +1,48 @@
+import AvisoCore
+import AvisoTestSupport
+import Foundation
+import Testing
+
+/// A private bus, optionally a test notification server on it, and a real avisod on that bus.
+struct DaemonFixture {
+    let bus: DBusSession
+    let server: TestNotificationServer?
+    let daemon: DaemonProcess
+
+    static func start(
+        server withServer: Bool = true, capabilities: [String]? = nil, environment: [String: String] = [:],
+        config: String? = nil
+    ) async throws -> DaemonFixture {
+        let bus = try DBusSession()
+        var server: TestNotificationServer?
+        if withServer {
+            let s = TestNotificationServer(busAddress: bus.address, capabilities: capabilities)
+            try await s.start()
+            server = s
+        }
+        let daemon = try DaemonProcess(busAddress: bus.address, environment: environment)
+        if let config { try daemon.writeConfig(config) }
+        try await daemon.start()
+        return DaemonFixture(bus: bus, server: server, daemon: daemon)
+    }
+
+    /// Runs avisoctl and expects exit status 0; returns its standard output.
+    @discardableResult
+    func ctl(_ args: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let r = try daemon.ctl(args)
+        #expect(r.status == 0, "avisoctl \(args) failed (\(r.status)): \(r.stderr)", sourceLocation: sourceLocation)
+        return r.stdout
+    }
+
+    /// `avisoctl JSON-verb --json` decoded as an array of objects.
+    func json(_ verb: String) throws -> [[String: Any]] {
+        let out = try ctl(verb, "--json")
+        return (try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]]) ?? []
+    }
+
+    func stop() {
+        daemon.signal(SIGTERM)
+        server?.stop()
+        bus.stop()
+    }
+}
