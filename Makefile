@@ -1,0 +1,41 @@
+# aviso — build, run, test, install.
+#   make run      build and start avisod in the foreground with the example configuration in config/
+#   make check    build and run the whole test suite
+#   make install  install avisod, avisoctl and the user unit under PREFIX (default ~/.local)
+
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+PREFIX ?= $(HOME)/.local
+CONFIGURATION ?= release
+BUILD = .build/$(CONFIGURATION)
+
+.PHONY: deps build run check install uninstall bench clean
+
+deps:
+	./scripts/install-deps
+
+build: deps
+	$(SWIFT) build -c $(CONFIGURATION) --product avisod
+	$(SWIFT) build -c $(CONFIGURATION) --product avisoctl
+
+# The example configuration; state and socket in the usual XDG places.
+run: build
+	$(BUILD)/avisod --config config/aviso.conf
+
+check: deps
+	$(SWIFT) test
+
+install: build
+	install -Dm755 $(BUILD)/avisod $(DESTDIR)$(PREFIX)/bin/avisod
+	install -Dm755 $(BUILD)/avisoctl $(DESTDIR)$(PREFIX)/bin/avisoctl
+	install -d $(DESTDIR)$(HOME)/.config/systemd/user
+	sed 's|%h/.local/bin|$(PREFIX)/bin|g' systemd/aviso.service > $(DESTDIR)$(HOME)/.config/systemd/user/aviso.service
+	@echo "Now: systemctl --user daemon-reload && systemctl --user enable --now aviso.service"
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/avisod $(DESTDIR)$(PREFIX)/bin/avisoctl $(DESTDIR)$(HOME)/.config/systemd/user/aviso.service
+
+bench: build
+	./Benchmarks/run
+
+clean:
+	rm -rf .build
