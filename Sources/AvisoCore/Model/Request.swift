@@ -5,11 +5,18 @@ public struct Request: Hashable, Sendable, Codable {
     public var id: String
     public var content: Content
     public var trigger: Trigger
+    /// An occurrence delivered later than this after its due time is skipped (and the skip recorded); nil: the
+    /// configured default applies.
+    public var maxLate: Span?
+    /// The priority class (0 highest ... 99 lowest) when set explicitly; nil: derived from the identifier's prefix.
+    public var priority: Int?
 
-    public init(id: String, content: Content, trigger: Trigger) {
+    public init(id: String, content: Content, trigger: Trigger, maxLate: Span? = nil, priority: Int? = nil) {
         self.id = id
         self.content = content
         self.trigger = trigger
+        self.maxLate = maxLate
+        self.priority = priority
     }
 }
 
@@ -22,11 +29,20 @@ public struct ScheduledRequest: Hashable, Sendable, Codable {
     public var next: Deadline?
     /// How many times it has fired.
     public var fireCount: Int
+    /// The wall-clock time of the last firing, if any.
+    public var lastFired: WallTime?
+    /// Where the request comes from: nil for the control socket, else the reminder file that declares it.
+    public var source: String?
 
-    public init(request: Request, added: WallTime, next: Deadline?, fireCount: Int = 0) {
+    public init(
+        request: Request, added: WallTime, next: Deadline?, fireCount: Int = 0, lastFired: WallTime? = nil,
+        source: String? = nil
+    ) {
         self.request = request
         self.added = added
         self.next = next
         self.fireCount = fireCount
+        self.lastFired = lastFired
+        self.source = source
     }
 }

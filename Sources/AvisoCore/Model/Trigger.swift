@@ -7,20 +7,24 @@ public enum Trigger: Hashable, Sendable, Codable {
     case interval(Span, repeats: Bool)
     /// At a wall-clock instant, once.
     case date(WallTime)
+    /// At the elapses of an OnCalendar spec, on the wall clock; always repeats (until the spec stops elapsing).
+    case calendar(CalendarTrigger)
 
     public var repeats: Bool {
         switch self {
         case .interval(_, let r): r
         case .date: false
+        case .calendar: true
         }
     }
 }
 
 extension Trigger {
-    private enum Key: String, CodingKey { case kind, seconds, nanoseconds, repeats, at }
+    private enum Key: String, CodingKey { case kind, seconds, nanoseconds, repeats, at, spec, zone, dst }
 
     /// JSON: `{"kind":"interval","nanoseconds":600000000000,"repeats":false}` or `{"kind":"date","at":N}` with N in
-    /// nanoseconds since the epoch.
+    /// nanoseconds since the epoch, or `{"kind":"calendar","spec":"Mon..Fri 09:00","zone":null,"dst":"aviso"}`
+    /// (`zone` and `dst` optional; `dst` defaults to "aviso").
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
         switch try c.decode(String.self, forKey: .kind) {
@@ -29,6 +33,10 @@ extension Trigger {
                              repeats: try c.decodeIfPresent(Bool.self, forKey: .repeats) ?? false)
         case "date":
             self = .date(try c.decode(WallTime.self, forKey: .at))
+        case "calendar":
+            self = .calendar(CalendarTrigger(
+                spec: try c.decode(String.self, forKey: .spec), zone: try c.decodeIfPresent(String.self, forKey: .zone),
+                policy: try c.decodeIfPresent(DSTPolicy.self, forKey: .dst) ?? .aviso))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown trigger kind '\(other)'")
         }
@@ -44,6 +52,11 @@ extension Trigger {
         case .date(let at):
             try c.encode("date", forKey: .kind)
             try c.encode(at, forKey: .at)
+        case .calendar(let t):
+            try c.encode("calendar", forKey: .kind)
+            try c.encode(t.spec, forKey: .spec)
+            try c.encode(t.zone, forKey: .zone)
+            try c.encode(t.policy, forKey: .dst)
         }
     }
 }

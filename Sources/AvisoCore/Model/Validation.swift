@@ -29,6 +29,12 @@ extension Request {
                 throw ValidationError(.interval,
                                       "repeating interval \(TimeSpan.format(span)) is shorter than the minimum of 60s")
             }
+        case .calendar(let c):
+            let spec = try c.parsed()
+            if let own = spec.zone, let given = c.zone, own != given {
+                throw ValidationError(.calendar, "OnCalendar: '\(c.spec)' names the zone '\(own)' and the request "
+                    + "names '\(given)'; give the zone once")
+            }
         case .date(let at):
             guard at > now.wall else {
                 throw ValidationError(.pastDate, "date \(ISO8601.format(at)) is in the past (it is now \(ISO8601.format(now.wall)))")

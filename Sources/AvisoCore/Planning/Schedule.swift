@@ -3,11 +3,36 @@
 /// Pure arithmetic on the `Now` passed in. Interval triggers count elapsed time on CLOCK_BOOTTIME (suspend
 /// included); date triggers name a wall-clock instant.
 public enum Schedule {
+    /// The first deadline of `trigger` for a request added at `now`, or nil when a calendar spec never elapses.
+    ///
+    /// Calendar triggers become `.wall(next elapse after now.wall)`, read in `zones`; others as below.
+    public static func firstDeadline(for trigger: Trigger, now: Now, zones: ZoneContext) -> Deadline? {
+        if case .calendar(let c) = trigger { return c.nextElapse(after: now.wall, zones: zones).map(Deadline.wall) }
+        return firstDeadline(for: trigger, now: now)
+    }
+
+    /// The deadline after the delivery made for `fired`, or nil when the trigger does not repeat (or a calendar
+    /// spec never elapses again).
+    ///
+    /// A calendar trigger's next deadline is its first elapse strictly after `now`: occurrences missed while
+    /// asleep or stopped collapse into the one delivery just made.
+    public static func deadline(after fired: Deadline, trigger: Trigger, now: Now, zones: ZoneContext) -> Deadline? {
+        if case .calendar(let c) = trigger {
+            let from = max(now.wall, fired.expectedWall(in: now))
+            return c.nextElapse(after: from, zones: zones).map(Deadline.wall)
+        }
+        return deadline(after: fired, trigger: trigger, now: now)
+    }
+
     /// The first deadline of `trigger`, for a request added at `now`.
     ///
     /// Intervals become `.boot(now.boot + span, ...)` with the matching wall estimate; dates become `.wall(at)`.
+    /// Without zones, a calendar trigger is read in UTC; prefer `firstDeadline(for:now:zones:)`.
     public static func firstDeadline(for trigger: Trigger, now: Now) -> Deadline {
         switch trigger {
+        case .calendar(let c):
+            let utc = ZoneContext(local: .utc, named: { _ in .utc })
+            return .wall(c.nextElapse(after: now.wall, zones: utc) ?? WallTime(nanoseconds: .max))
         case .interval(let span, _):
             return .boot(now.boot + span, bootID: now.bootID, wallEstimate: now.wall + span)
         case .date(let at):
@@ -20,7 +45,12 @@ public enum Schedule {
     /// A repeating interval keeps its phase: the next deadline is the first `fired + k * span` (k >= 1) strictly
     /// after `now`, so occurrences missed while asleep or stopped collapse into the one delivery just made. If
     /// `fired` was read in another boot, the phase is continued on the wall clock and re-anchored on this boot.
+    ///
+    /// Without zones, a calendar trigger is read in UTC; prefer `deadline(after:trigger:now:zones:)`.
     public static func deadline(after fired: Deadline, trigger: Trigger, now: Now) -> Deadline? {
+        if case .calendar = trigger {
+            return deadline(after: fired, trigger: trigger, now: now, zones: ZoneContext(local: .utc, named: { _ in .utc }))
+        }
         guard case .interval(let span, true) = trigger, span > .zero else { return nil }
         switch fired {
         case .boot(let b, let id, _) where id == now.bootID:
@@ -48,6 +78,21 @@ extension Trigger {
         case .interval(let span, false): "in \(TimeSpan.format(span))"
         case .interval(let span, true): "every \(TimeSpan.format(span))"
         case .date(let at): "at \(ISO8601.format(at))"
+        case .calendar(let c): "on \(c.spec)" + (c.zone.map { " (\($0))" } ?? "")
         }
+    }
+}
+
+/// The zone rules calendar triggers are read in: the machine's local zone now, and a loader for named zones.
+public struct ZoneContext: Sendable {
+    /// The local zone in force (floating triggers follow it).
+    public var local: ZoneRules
+    /// The rules of a named zone, or nil if the tz database has no such zone.
+    public var named: @Sendable (String) -> ZoneRules?
+
+    /// Creates a context; `named` is called for every anchored trigger, so cache in it if loading is slow.
+    public init(local: ZoneRules, named: @escaping @Sendable (String) -> ZoneRules?) {
+        self.local = local
+        self.named = named
     }
 }

@@ -32,26 +32,52 @@ public struct WindowEntry: Hashable, Sendable {
 
 /// Which requests get a timer and which wait for a place.
 public struct WindowPlan: Hashable, Sendable {
+    /// A request left out of the window, and why.
+    public struct Waiting: Hashable, Sendable {
+        /// The request identifier.
+        public var id: String
+        /// Why it has no timer now.
+        public var reason: WaitReason
+
+        public init(id: String, reason: WaitReason) {
+            self.id = id
+            self.reason = reason
+        }
+    }
+
     /// Soonest first; at most the window limit.
     public var armed: [TimerSpec]
-    /// Identifiers that did not fit, soonest first.
-    public var waiting: [String]
+    /// Requests that did not fit, in plan order (soonest first).
+    public var waiting: [Waiting]
 
-    public init(armed: [TimerSpec], waiting: [String]) {
+    public init(armed: [TimerSpec], waiting: [Waiting]) {
         self.armed = armed
         self.waiting = waiting
     }
+
+    /// The identifiers of `waiting`, in order.
+    public var waitingIDs: [String] { waiting.map(\.id) }
+}
+
+/// Why a request waits outside the window.
+public enum WaitReason: Hashable, Sendable {
+    /// The window was full: this many requests come before it in the plan order (armed or not), so it is armed
+    /// only once that many have fired or left. The 65th request of a 64-slot window is `behind(64)`.
+    case behind(Int)
+    /// There was room, but its class already holds `budget` slots (`[Budgets]` in aviso.conf).
+    case overBudget(priorityClass: Int, budget: Int)
 }
 
 /// Chooses the sliding window: the `limit` soonest deadlines are armed, the rest wait.
 public enum WindowPlanner {
     /// Orders entries by expected wall time at `now`, then priority class, then identifier, and arms the first
-    /// `limit` of them.
+    /// `limit` of them, skipping an entry whose class already holds its budget (`budgets[class]` slots).
     ///
     /// Past-due entries stay in the plan and are armed like the others: an absolute timer in the past fires at once.
     /// A boot deadline from another boot is armed on the realtime clock at its wall estimate. The order is total,
-    /// so the same input always gives the same plan (no flapping between equal deadlines).
-    public static func plan(_ entries: [WindowEntry], now: Now, limit: Int) -> WindowPlan {
+    /// so the same input always gives the same plan (no flapping between equal deadlines). A budget below 1 is
+    /// treated as 1 rather than starving a class forever; a class without a budget may fill the window.
+    public static func plan(_ entries: [WindowEntry], now: Now, limit: Int, budgets: [Int: Int] = [:]) -> WindowPlan {
         let ordered = entries
             .map { (entry: $0, wall: $0.deadline.expectedWall(in: now)) }
             .sorted { a, b in
@@ -59,11 +85,25 @@ public enum WindowPlanner {
                 if a.entry.priorityClass != b.entry.priorityClass { return a.entry.priorityClass < b.entry.priorityClass }
                 return a.entry.id < b.entry.id
             }
-        let cut = min(max(limit, 0), ordered.count)
-        let armed = ordered[..<cut].map { item in
-            let (clock, ns) = item.entry.deadline.armable(in: now)
-            return TimerSpec(id: item.entry.id, clock: clock, deadline: ns)
+        let slots = max(limit, 0)
+        var armed: [TimerSpec] = []
+        var waiting: [WindowPlan.Waiting] = []
+        var held: [Int: Int] = [:]
+        armed.reserveCapacity(min(slots, ordered.count))
+        for (position, item) in ordered.enumerated() {
+            let entry = item.entry
+            if armed.count >= slots {
+                waiting.append(.init(id: entry.id, reason: .behind(position)))
+                continue
+            }
+            if let budget = budgets[entry.priorityClass].map({ max($0, 1) }), held[entry.priorityClass, default: 0] >= budget {
+                waiting.append(.init(id: entry.id, reason: .overBudget(priorityClass: entry.priorityClass, budget: budget)))
+                continue
+            }
+            held[entry.priorityClass, default: 0] += 1
+            let (clock, ns) = entry.deadline.armable(in: now)
+            armed.append(TimerSpec(id: entry.id, clock: clock, deadline: ns))
         }
-        return WindowPlan(armed: armed, waiting: ordered[cut...].map(\.entry.id))
+        return WindowPlan(armed: armed, waiting: waiting)
     }
 }

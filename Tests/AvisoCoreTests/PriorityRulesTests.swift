@@ -1,0 +1,49 @@
+import AvisoCore
+import Testing
+
+struct PriorityRulesTests {
+    @Test func theLongestMatchingPrefixWins() {
+        let rules = PriorityRules(prefixes: ["work.": 40, "work.urgent.": 5, "w": 70])
+        #expect(rules.priorityClass(for: "work.urgent.deploy") == 5)
+        #expect(rules.priorityClass(for: "work.standup") == 40)
+        #expect(rules.priorityClass(for: "walk") == 70)
+    }
+
+    @Test func anUnknownPrefixGetsTheLowestClass() {
+        let rules = PriorityRules(prefixes: ["work.": 40])
+        #expect(rules.priorityClass(for: "groceries") == 99)
+        #expect(rules.priorityClass(for: "Work.standup") == 99, "prefixes are case-sensitive")
+        #expect(PriorityRules().priorityClass(for: "anything") == 99)
+    }
+
+    @Test func anExplicitPriorityOverridesThePrefix() {
+        let rules = PriorityRules(prefixes: ["ambient.": 90])
+        #expect(rules.priorityClass(for: "ambient.weather", override: 3) == 3)
+        #expect(rules.priorityClass(for: "x", override: 0) == 0)
+        #expect(rules.priorityClass(for: "x", override: 250) == 99)
+        #expect(rules.priorityClass(for: "x", override: -4) == 0)
+    }
+
+    @Test func theShippedRulesRankThePersonAboveTimeCriticalAboveEngagementAboveAmbient() {
+        let rules = PriorityRules.shipped
+        let person = rules.priorityClass(for: "user.medication")
+        let critical = rules.priorityClass(for: "alarm.oven")
+        let engagement = rules.priorityClass(for: "habit.water")
+        let ambient = rules.priorityClass(for: "ambient.weather")
+        #expect(person < critical)
+        #expect(critical < engagement)
+        #expect(engagement < ambient)
+        #expect(ambient < rules.priorityClass(for: "somebody.else"))
+        #expect(rules.budgets.isEmpty)
+    }
+
+    @Test func prefixesAreKeptLongestFirstAndMergingLetsTheOtherWin() {
+        let base = PriorityRules(prefixes: ["a.": 1, "a.b.": 2], budgets: [1: 4])
+        #expect(base.prefixes.map(\.prefix) == ["a.b.", "a."])
+        let merged = base.merging(PriorityRules(prefixes: ["a.": 7, "c.": 3], budgets: [1: 9, 3: 2]))
+        #expect(merged.priorityClass(for: "a.x") == 7)
+        #expect(merged.priorityClass(for: "a.b.x") == 2)
+        #expect(merged.priorityClass(for: "c.x") == 3)
+        #expect(merged.budgets == [1: 9, 3: 2])
+    }
+}
