@@ -30,6 +30,9 @@ private func load(bytes: [UInt8]) throws -> (ConfigLoadResult, String) {
         #expect(Configuration.defaults.window == 64)
         #expect(Configuration.defaults.retryInitial == .seconds(1))
         #expect(Configuration.defaults.retryMaximum == .seconds(60))
+        #expect(Configuration.defaults.maxLate == nil)
+        #expect(Configuration.defaults.summaryThreshold == 3)
+        #expect(Configuration.defaults.priorities == PriorityRules.shipped)
     }
 
     @Test func anEmptyFileOrOnlyCommentsGivesTheDefaults() throws {
@@ -63,7 +66,7 @@ private func load(bytes: [UInt8]) throws -> (ConfigLoadResult, String) {
         #expect(result.warnings.isEmpty, "\(result.warnings)")
         #expect(result.configuration == Configuration.defaults)
         let text = try String(contentsOfFile: example, encoding: .utf8)
-        for key in ["Window=64", "RetryInitial=1s", "RetryMaximum=1min"] {
+        for key in ["Window=64", "RetryInitial=1s", "RetryMaximum=1min", "SummaryThreshold=3", "user.=0", "#MaxLate=2h"] {
             #expect(text.contains("\n\(key)\n"), "the example sets \(key) explicitly")
         }
     }
@@ -139,5 +142,80 @@ private func load(bytes: [UInt8]) throws -> (ConfigLoadResult, String) {
         let result = ConfigLoader.load(path: FileManager.default.temporaryDirectory.path)
         #expect(result.configuration == nil)
         #expect(result.errors.count == 1)
+    }
+
+    // MARK: scheduler limits, priorities and budgets
+
+    @Test func maxLateAndSummaryThresholdAreRead() throws {
+        let (result, _) = try load("[Scheduler]\nMaxLate=1h 30min\nSummaryThreshold=5\n")
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        #expect(result.configuration?.maxLate == .seconds(5_400))
+        #expect(result.configuration?.summaryThreshold == 5)
+        let (infinite, _) = try load("[Scheduler]\nMaxLate=infinity\n")
+        #expect(infinite.errors.isEmpty)
+        #expect(infinite.configuration != nil)
+        #expect(infinite.configuration?.maxLate == nil)
+    }
+
+    @Test(arguments: [
+        ("MaxLate=0", "MaxLate"), ("MaxLate=soon", "MaxLate"), ("SummaryThreshold=0", "out of range"),
+        ("SummaryThreshold=many", "not a whole number"),
+    ])
+    func badSchedulerLimitsAreErrorsOnTheirLine(line: String, reason: String) throws {
+        let (result, path) = try load("[Scheduler]\nWindow=5\n\(line)\n")
+        #expect(result.configuration == nil)
+        let problem = try #require(result.errors.first)
+        #expect(problem.file == path)
+        #expect(problem.line == 3)
+        #expect(problem.message.contains(reason), "\(problem.message)")
+    }
+
+    @Test func prioritiesAreLaidOverTheShippedOnesAndBudgetsRead() throws {
+        let (result, _) = try load("""
+            [Priorities]
+            work.=30
+            habit.=40
+            work.urgent.=5
+            [Budgets]
+            40=8
+            99=20
+            """)
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        #expect(result.warnings.isEmpty, "\(result.warnings)")
+        let rules = try #require(result.configuration?.priorities)
+        #expect(rules.priorityClass(for: "work.review") == 30)
+        #expect(rules.priorityClass(for: "work.urgent.deploy") == 5)
+        #expect(rules.priorityClass(for: "habit.water") == 40, "a configured prefix replaces the shipped class")
+        #expect(rules.priorityClass(for: "user.medication") == PriorityRules.shipped.priorityClass(for: "user.x"))
+        #expect(rules.priorityClass(for: "stranger") == 99)
+        #expect(rules.budgets == [40: 8, 99: 20])
+    }
+
+    @Test(arguments: [
+        ("[Priorities]\nwork.=100\n", 2, "priority class"),
+        ("[Priorities]\nwork.=high\n", 2, "priority class"),
+        ("[Priorities]\nwork.=-1\n", 2, "priority class"),
+        ("[Budgets]\n# x\nhabit=4\n", 3, "not a priority class"),
+        ("[Budgets]\n150=4\n", 2, "not a priority class"),
+        ("[Budgets]\n50=0\n", 2, "window slots"),
+        ("[Budgets]\n50=65\n", 2, "window slots"),
+    ])
+    func badPrioritiesAndBudgetsAreErrorsOnTheirLine(text: String, line: Int, reason: String) throws {
+        let (result, _) = try load(text)
+        #expect(result.configuration == nil)
+        let problem = try #require(result.errors.first)
+        #expect(problem.line == line, "\(problem.message)")
+        #expect(problem.message.contains(reason), "\(problem.message)")
+    }
+
+    @Test func aFifoIsAnErrorNotAHang() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aviso-fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("aviso.conf").path
+        #expect(mkfifo(path, 0o600) == 0)
+        let result = ConfigLoader.load(path: path)
+        #expect(result.configuration == nil)
+        #expect(result.errors.first?.message.contains("not a regular file") == true)
     }
 }

@@ -8,6 +8,12 @@ internal import CNotify
 /// ```
 /// [Scheduler]
 /// Window=64
+/// MaxLate=2h
+/// SummaryThreshold=3
+/// [Priorities]
+/// work.=30
+/// [Budgets]
+/// 50=8
 /// [Delivery]
 /// RetryInitial=1s
 /// RetryMaximum=1min
@@ -17,9 +23,12 @@ public enum ConfigLoader {
     static let maximumFileSize = 1 << 20
 
     private static let knownKeys: [String: Set<String>] = [
-        "Scheduler": ["Window"],
+        "Scheduler": ["Window", "MaxLate", "SummaryThreshold"],
         "Delivery": ["RetryInitial", "RetryMaximum"],
     ]
+
+    /// Groups whose keys are names chosen by the person (identifier prefixes, class numbers).
+    private static let openGroups: Set<String> = ["Priorities", "Budgets"]
 
     /// Reads and checks the file at `path`.
     ///
@@ -27,43 +36,59 @@ public enum ConfigLoader {
     /// the configuration it had; warnings (unknown groups and keys) do not. Never traps, whatever the bytes.
     public static func load(path: String) -> ConfigLoadResult {
         let bytes: [UInt8]
-        switch read(path) {
+        switch FileBytes.read(path, limit: maximumFileSize, what: "the configuration file") {
         case .missing: return ConfigLoadResult(configuration: .defaults)
         case .failed(let why): return ConfigLoadResult(configuration: nil, errors: [ConfigProblem(file: path, line: nil, message: why)])
-        case .read(let b): bytes = b
+        case .read(let b, _): bytes = b
         }
         return parse(bytes, file: path)
     }
 
     /// Checks key-file text; `file` only names it in problems.
     static func parse(_ bytes: [UInt8], file: String) -> ConfigLoadResult {
-        var problems = Problems(file: file)
+        var problems = ProblemCollector(file: file)
         let lines = KeyFileLines(bytes)
         if let line = lines.firstBinaryLine {
             problems.error(line, "the file is not UTF-8 text (line \(line) has invalid bytes); is it a configuration file?")
-            return problems.result(nil)
+            return result(nil, problems)
         }
-        guard let keyFile = KeyFile(bytes) else { return problems.result(nil) }
+        guard let keyFile = KeyFile(bytes) else { return result(nil, problems) }
         defer { keyFile.free() }
         if let why = keyFile.loadError {
             let line = lines.firstBadLine
             problems.error(line, "syntax error: \(why); lines must be [Group], Key=Value or # comments")
-            return problems.result(nil)
+            return result(nil, problems)
         }
 
         var configuration = Configuration.defaults
+        var priorities: [String: Int] = [:]
+        var budgets: [Int: Int] = [:]
         for group in keyFile.groups() {
-            guard let known = knownKeys[group] else {
-                problems.warning(lines.line(ofGroup: group), "unknown group [\(group)] is ignored (known: [Scheduler], [Delivery])")
+            let isOpen = openGroups.contains(group)
+            guard isOpen || knownKeys[group] != nil else {
+                problems.warning(lines.line(ofGroup: group), """
+                    unknown group [\(group)] is ignored (known: [Scheduler], [Delivery], [Priorities], [Budgets])
+                    """)
                 continue
             }
             for key in keyFile.keys(in: group) {
                 let line = lines.line(ofKey: key, in: group)
-                guard known.contains(key) else {
-                    problems.warning(line, "unknown key '\(key)' in [\(group)] is ignored (known: \(known.sorted().joined(separator: ", ")))")
+                let value = (keyFile.value(group, key) ?? "").trimmed()
+                switch group {
+                case "Priorities":
+                    if let c = priorityClass(value, key: key, line: line, into: &problems) { priorities[key] = c }
+                    continue
+                case "Budgets":
+                    if let (c, k) = budget(key: key, value: value, line: line, into: &problems) { budgets[c] = k }
+                    continue
+                default:
+                    break
+                }
+                guard let known = knownKeys[group], known.contains(key) else {
+                    let list = knownKeys[group, default: []].sorted().joined(separator: ", ")
+                    problems.warning(line, "unknown key '\(key)' in [\(group)] is ignored (known: \(list))")
                     continue
                 }
-                let value = (keyFile.value(group, key) ?? "").trimmed(" \t\r")
                 switch key {
                 case "Window":
                     guard let n = Int(value) else {
@@ -75,88 +100,93 @@ public enum ConfigLoader {
                         continue
                     }
                     configuration.window = n
+                case "SummaryThreshold":
+                    guard let n = Int(value) else {
+                        problems.error(line, "[\(group)] SummaryThreshold='\(value)' is not a whole number; give one from "
+                            + "\(Configuration.summaryThresholdRange.lowerBound) to \(Configuration.summaryThresholdRange.upperBound)")
+                        continue
+                    }
+                    guard Configuration.summaryThresholdRange.contains(n) else {
+                        problems.error(line, "[\(group)] SummaryThreshold=\(n) is out of range; give a number from "
+                            + "\(Configuration.summaryThresholdRange.lowerBound) to \(Configuration.summaryThresholdRange.upperBound)")
+                        continue
+                    }
+                    configuration.summaryThreshold = n
+                case "MaxLate":
+                    if value.lowercased() == "infinity" {
+                        configuration.maxLate = nil
+                        continue
+                    }
+                    guard let span = positiveSpan(value, group: group, key: key, line: line, into: &problems) else { continue }
+                    configuration.maxLate = span
                 case "RetryInitial", "RetryMaximum":
-                    let span: Span
-                    do throws(ValidationError) {
-                        span = try TimeSpan.parse(value)
-                    } catch {
-                        problems.error(line, "[\(group)] \(key): \(error.message)")
-                        continue
-                    }
-                    guard span > .zero else {
-                        problems.error(line, "[\(group)] \(key)=\(value) must be longer than zero, like '1s'")
-                        continue
-                    }
+                    guard let span = positiveSpan(value, group: group, key: key, line: line, into: &problems) else { continue }
                     if key == "RetryInitial" { configuration.retryInitial = span } else { configuration.retryMaximum = span }
                 default:
                     break
                 }
             }
         }
+        configuration.priorities = PriorityRules.shipped.merging(PriorityRules(prefixes: priorities, budgets: budgets))
         if problems.errors.isEmpty && configuration.retryInitial > configuration.retryMaximum {
             problems.error(lines.line(ofKey: "RetryInitial", in: "Delivery"), """
                 [Delivery] RetryInitial=\(TimeSpan.format(configuration.retryInitial)) is longer than \
                 RetryMaximum=\(TimeSpan.format(configuration.retryMaximum)); make RetryMaximum at least RetryInitial
                 """)
         }
-        return problems.result(problems.errors.isEmpty ? configuration : nil)
+        return result(problems.errors.isEmpty ? configuration : nil, problems)
     }
 
-    private enum ReadResult {
-        case missing
-        case failed(String)
-        case read([UInt8])
+    /// A span that must be longer than zero, or nil after recording the error.
+    private static func positiveSpan(
+        _ value: String, group: String, key: String, line: Int?, into problems: inout ProblemCollector
+    ) -> Span? {
+        let span: Span
+        do throws(ValidationError) {
+            span = try TimeSpan.parse(value)
+        } catch {
+            problems.error(line, "[\(group)] \(key): \(error.message)")
+            return nil
+        }
+        guard span > .zero else {
+            problems.error(line, "[\(group)] \(key)=\(value) must be longer than zero, like '1s'")
+            return nil
+        }
+        return span
     }
 
-    private static func read(_ path: String) -> ReadResult {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            let e = errno
-            if e == ENOENT { return .missing }
-            return .failed("cannot read the configuration file: \(String(cString: strerror(e)))")
+    /// `[Priorities] PREFIX=CLASS`: the class, or nil after recording the error.
+    private static func priorityClass(
+        _ value: String, key: String, line: Int?, into problems: inout ProblemCollector
+    ) -> Int? {
+        let range = PriorityRules.classRange
+        guard let c = Int(value), range.contains(c) else {
+            problems.error(line, "[Priorities] \(key)='\(value)' is not a priority class; give a whole number from "
+                + "\(range.lowerBound) (highest) to \(range.upperBound) (lowest)")
+            return nil
         }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failed("cannot read the configuration file: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return .read(bytes) }
-            bytes.append(contentsOf: chunk[..<n])
-            if bytes.count > maximumFileSize {
-                return .failed("the configuration file is larger than \(maximumFileSize) bytes; is it the right file?")
-            }
-        }
+        return c
     }
 
-    /// Collects problems for one file.
-    private struct Problems {
-        let file: String
-        var errors: [ConfigProblem] = []
-        var warnings: [ConfigProblem] = []
-
-        mutating func error(_ line: Int?, _ message: String) {
-            errors.append(ConfigProblem(file: file, line: line, message: message))
+    /// `[Budgets] CLASS=K`: the class and its budget, or nil after recording the error.
+    private static func budget(
+        key: String, value: String, line: Int?, into problems: inout ProblemCollector
+    ) -> (Int, Int)? {
+        let range = PriorityRules.classRange
+        guard let c = Int(key), range.contains(c) else {
+            problems.error(line, "[Budgets] '\(key)' is not a priority class; write CLASS=SLOTS with a class from "
+                + "\(range.lowerBound) to \(range.upperBound), like 50=8")
+            return nil
         }
-
-        mutating func warning(_ line: Int?, _ message: String) {
-            warnings.append(ConfigProblem(file: file, line: line, message: message))
+        guard let k = Int(value), Configuration.windowRange.contains(k) else {
+            problems.error(line, "[Budgets] \(key)='\(value)' is not a number of window slots; give a whole number from "
+                + "\(Configuration.windowRange.lowerBound) to \(Configuration.windowRange.upperBound)")
+            return nil
         }
-
-        func result(_ configuration: Configuration?) -> ConfigLoadResult {
-            ConfigLoadResult(configuration: configuration, errors: errors, warnings: warnings)
-        }
+        return (c, k)
     }
-}
 
-private extension String {
-    func trimmed(_ set: String) -> String {
-        var s = Substring(self)
-        while let c = s.first, set.contains(c) { s = s.dropFirst() }
-        while let c = s.last, set.contains(c) { s = s.dropLast() }
-        return String(s)
+    private static func result(_ configuration: Configuration?, _ problems: ProblemCollector) -> ConfigLoadResult {
+        ConfigLoadResult(configuration: configuration, errors: problems.errors, warnings: problems.warnings)
     }
 }

@@ -47,6 +47,14 @@ struct KeyFile {
         return String(cString: raw)
     }
 
+    /// The value of `key` in `group` with escapes (`\n`, `\t`, `\\`, `\s`) interpreted; nil if absent or if an
+    /// escape is invalid.
+    func string(_ group: String, _ key: String) -> String? {
+        guard let raw = g_key_file_get_string(handle, group, key, nil) else { return nil }
+        defer { g_free(raw) }
+        return String(cString: raw)
+    }
+
     private func strings(_ vector: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
         guard let vector else { return [] }
         defer { g_strfreev(vector) }

@@ -1,0 +1,17 @@
+import AvisoCore
+
+/// A request declared in a reminder file: `[Reminder NAME]` in `reminders/*.conf`, with where it was declared.
+public struct DeclaredReminder: Hashable, Sendable {
+    /// The request; its identifier is NAME.
+    public var request: Request
+    /// The file's path, as given to `ReminderDirectory` plus the file name.
+    public var file: String
+    /// The line of the `[Reminder NAME]` header.
+    public var line: Int
+
+    public init(request: Request, file: String, line: Int) {
+        self.request = request
+        self.file = file
+        self.line = line
+    }
+}

@@ -1,0 +1,162 @@
+import AvisoCore
+import AvisoProtocol
+
+/// Turns the keys of one `[Reminder NAME]` group into a request, collecting every problem with its line.
+struct ReminderBuilder {
+    struct Problem {
+        var line: Int?
+        var message: String
+    }
+
+    let name: String
+    let group: String
+    let groupLine: Int?
+    let values: [String: (value: String, line: Int?)]
+    let zones: ZoneLookup
+    private(set) var problems: [Problem] = []
+    private(set) var warnings: [Problem] = []
+
+    init(name: String, group: String, groupLine: Int?, values: [String: (value: String, line: Int?)], zones: ZoneLookup) {
+        self.name = name
+        self.group = group
+        self.groupLine = groupLine
+        self.values = values
+        self.zones = zones
+    }
+
+    /// The request, or nil when a problem was recorded.
+    mutating func build() -> Request? {
+        var content = Content(title: text("Title"), subtitle: text("Subtitle"), body: text("Body"))
+        content.threadID = optional("Thread")
+        content.categoryID = optional("Category")
+        if let (value, line) = entry("Relevance") {
+            if let r = Double(value), r.isFinite, (0...1).contains(r) { content.relevance = r } else {
+                fail(line, "Relevance='\(value)' is not a number from 0 to 1, like 0.5")
+            }
+        }
+        if let (value, line) = entry("Level") {
+            do throws(ValidationError) { content.level = try InterruptionLevel.parse(value) } catch {
+                fail(line, "Level: \(error.message)")
+            }
+        }
+        if let (value, line) = entry("Image") {
+            if value.hasPrefix("/") { content.image = value } else {
+                fail(line, "Image='\(value)' is not an absolute path; give the full path, starting with '/'")
+            }
+        }
+        var priority: Int?
+        if let (value, line) = entry("Priority") {
+            if let p = Int(value), PriorityRules.classRange.contains(p) { priority = p } else {
+                fail(line, "Priority='\(value)' is not a priority class; give a whole number from 0 (highest) to 99 (lowest)")
+            }
+        }
+        var maxLate: Span?
+        if let (value, line) = entry("MaxLate") {
+            maxLate = positiveSpan(value, key: "MaxLate", line: line)
+        }
+        if content.title.isEmpty && content.body.isEmpty {
+            fail(groupLine, "reminder '\(name)' has neither Title= nor Body=; give at least one")
+        }
+        let trigger = buildTrigger()
+        guard problems.isEmpty, let trigger else { return nil }
+        return Request(id: name, content: content, trigger: trigger, maxLate: maxLate, priority: priority)
+    }
+
+    /// The trigger from exactly one of OnCalendar=, At= and Every=, with TimeZone= and DST= where they apply.
+    private mutating func buildTrigger() -> Trigger? {
+        let whens = ["OnCalendar", "At", "Every"].filter { values[$0] != nil }
+        guard whens.count == 1, let when = whens.first else {
+            if whens.isEmpty {
+                fail(groupLine, "reminder '\(name)' says not when: give one of OnCalendar=, At= or Every=")
+            } else {
+                let line = whens.compactMap { values[$0]?.line }.max()
+                fail(line, "reminder '\(name)' has \(whens.map { $0 + "=" }.joined(separator: " and ")); give only one of them")
+            }
+            return nil
+        }
+        var zone: (name: String, rules: ZoneRules)?
+        if let (value, line) = entry("TimeZone") {
+            if let rules = zones.load(value) { zone = (value, rules) } else {
+                fail(line, "TimeZone='\(value)' is not a zone of the tz database; give a name like Europe/Madrid or UTC")
+            }
+        }
+        var policy = DSTPolicy.aviso
+        if let (value, line) = entry("DST") {
+            if let p = DSTPolicy(rawValue: value.lowercased()) { policy = p } else {
+                fail(line, "DST='\(value)' is not one of aviso, systemd")
+            }
+        }
+        let (value, line) = values[when]!
+        if when != "OnCalendar" {
+            if values["DST"] != nil { warn(values["DST"]?.line, "DST= only applies to OnCalendar= and is ignored") }
+        }
+        switch when {
+        case "At":
+            do throws(ValidationError) {
+                let at = try DateTimeInput.parse(value, localZone: zone?.rules ?? zones.local(), loadZone: zones.load)
+                return .date(at)
+            } catch {
+                fail(line, "At: \(error.message)")
+                return nil
+            }
+        case "Every":
+            if values["TimeZone"] != nil { warn(values["TimeZone"]?.line, "TimeZone= does not apply to Every= and is ignored") }
+            guard let span = positiveSpan(value, key: "Every", line: line) else { return nil }
+            guard span >= Request.minimumRepeatInterval else {
+                fail(line, "Every=\(value) is shorter than the minimum of 60s")
+                return nil
+            }
+            return .interval(span, repeats: true)
+        default:
+            let spec: CalendarSpec
+            do throws(ValidationError) {
+                spec = try CalendarSpec.parse(value, isZone: { zones.load($0) != nil })
+            } catch {
+                fail(line, error.message)
+                return nil
+            }
+            if let named = spec.zone, let zone, named != zone.name {
+                fail(values["TimeZone"]?.line, "TimeZone=\(zone.name) contradicts the zone '\(named)' at the end of OnCalendar=; give one")
+                return nil
+            }
+            guard let trigger = ReminderBuilder.calendarTrigger(spec: value, zone: zone?.name, policy: policy) else {
+                fail(line, "OnCalendar= is not supported by this build of avisod yet")
+                return nil
+            }
+            return trigger
+        }
+    }
+
+    private func entry(_ key: String) -> (String, Int?)? {
+        values[key].map { ($0.value, $0.line) }
+    }
+
+    private func text(_ key: String) -> String { values[key]?.value ?? "" }
+
+    private func optional(_ key: String) -> String? {
+        guard let v = values[key]?.value, !v.isEmpty else { return nil }
+        return v
+    }
+
+    private mutating func positiveSpan(_ value: String, key: String, line: Int?) -> Span? {
+        do throws(ValidationError) {
+            let span = try TimeSpan.parse(value)
+            guard span > .zero else {
+                fail(line, "\(key)=\(value) must be longer than zero, like '1h'")
+                return nil
+            }
+            return span
+        } catch {
+            fail(line, "\(key): \(error.message)")
+            return nil
+        }
+    }
+
+    private mutating func fail(_ line: Int?, _ message: String) {
+        problems.append(Problem(line: line, message: "[\(group)] \(message)"))
+    }
+
+    private mutating func warn(_ line: Int?, _ message: String) {
+        warnings.append(Problem(line: line, message: "[\(group)] \(message)"))
+    }
+}

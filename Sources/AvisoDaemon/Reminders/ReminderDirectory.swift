@@ -1,0 +1,181 @@
+import AvisoCore
+import AvisoProtocol
+import Glibc
+
+/// The declared reminders of a `reminders/` directory, kept in step with its files.
+///
+/// Owned by the scheduler actor (not Sendable). `reload(changed:)` re-reads only files whose identity (device,
+/// inode, size, mtime, ctime) changed or that the caller names, and re-parses only when the bytes differ. A file
+/// whose new version has errors keeps its last good version in effect (its problems are reported); a file that is
+/// deleted or moved away takes its reminders with it. A NAME declared in two files is an error naming both: the
+/// file first in sorted path order keeps it.
+///
+/// Files are `*.conf` directly in the directory (no recursion); names starting with '.' (editor temp files) are
+/// skipped. A missing directory means no reminders and no problem.
+public final class ReminderDirectory {
+    private struct FileState {
+        var identity: FileBytes.FileIdentity?
+        var hash: UInt64?
+        /// The reminders of the last version that parsed without errors.
+        var good: [DeclaredReminder] = []
+        var errors: [ConfigProblem] = []
+        var warnings: [ConfigProblem] = []
+    }
+
+    /// The directory, without a trailing '/'.
+    public let path: String
+    private let zones: ZoneLookup
+    private var files: [String: FileState] = [:]
+    private var directoryProblem: ConfigProblem?
+    private var duplicates: [ConfigProblem] = []
+
+    /// Every declared reminder in effect, by identifier.
+    public private(set) var reminders: [String: DeclaredReminder] = [:]
+
+    /// Errors: files rejected (their last good version stays), names declared twice; sorted by file and line.
+    public var problems: [ConfigProblem] {
+        let perFile = files.keys.sorted().flatMap { files[$0]!.errors }
+        return (directoryProblem.map { [$0] } ?? []) + perFile + duplicates
+    }
+
+    /// Things ignored (unknown keys and groups), by file.
+    public var warnings: [ConfigProblem] { files.keys.sorted().flatMap { files[$0]!.warnings } }
+
+    /// Watches nothing by itself: call `reload` when files may have changed. Nothing is read until then.
+    public init(path: String, zones: ZoneLookup) {
+        var p = path
+        while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
+        self.path = p
+        self.zones = zones
+    }
+
+    /// Brings the model up to date with the directory and says which reminders changed.
+    ///
+    /// `changed` names paths known to have changed (full paths; they are re-read even if their identity looks the
+    /// same); nil rescans everything with the same identity check. The directory is always listed, so files
+    /// created or removed are noticed either way.
+    @discardableResult
+    public func reload(changed: Set<String>? = nil) -> ReminderChanges {
+        let before = reminders
+        let listed = listFiles()
+        for gone in files.keys where !listed.contains(gone) { files[gone] = nil }
+        for file in listed.sorted() {
+            let forced = changed?.contains(file) ?? false
+            refresh(file, forced: forced)
+        }
+        merge()
+        return Self.difference(from: before, to: reminders)
+    }
+
+    /// Parses every file again even if unchanged: for a time-zone change, which moves `At=` times without a zone.
+    @discardableResult
+    public func reparseAll() -> ReminderChanges {
+        for file in files.keys {
+            files[file]?.identity = nil
+            files[file]?.hash = nil
+        }
+        return reload(changed: nil)
+    }
+
+    private func refresh(_ file: String, forced: Bool) {
+        var state = files[file] ?? FileState()
+        let identity = FileBytes.identity(file)
+        if !forced, identity != nil, identity == state.identity { return }
+        switch FileBytes.read(file, limit: ReminderFile.maximumFileSize, what: "the reminder file") {
+        case .missing:
+            files[file] = nil
+            return
+        case .failed(let why):
+            state.identity = identity
+            state.hash = nil
+            state.errors = [ConfigProblem(file: file, line: nil, message: why + keptNote(state))]
+            state.warnings = []
+        case .read(let bytes, let readIdentity):
+            state.identity = readIdentity
+            let hash = Self.fnv1a(bytes)
+            if hash == state.hash && state.errors.isEmpty { break }
+            state.hash = hash
+            let result = ReminderFile.parse(bytes, file: file, zones: zones)
+            state.warnings = result.warnings
+            if result.errors.isEmpty {
+                state.good = result.reminders
+                state.errors = []
+            } else {
+                let note = keptNote(state)
+                state.errors = result.errors.map { ConfigProblem(file: $0.file, line: $0.line, message: $0.message + note) }
+            }
+        }
+        files[file] = state
+    }
+
+    private func keptNote(_ state: FileState) -> String {
+        state.good.isEmpty ? "" : " (the last good version of this file stays in effect)"
+    }
+
+    /// Lays the files' good reminders over each other in sorted path order, reporting names declared twice.
+    private func merge() {
+        var merged: [String: DeclaredReminder] = [:]
+        duplicates = []
+        for file in files.keys.sorted() {
+            for reminder in files[file]!.good {
+                let id = reminder.request.id
+                if let first = merged[id] {
+                    duplicates.append(ConfigProblem(file: file, line: reminder.line, message: """
+                        reminder '\(id)' is also declared in \(first.file) (line \(first.line)); that one is used. \
+                        Rename one of them
+                        """))
+                    continue
+                }
+                merged[id] = reminder
+            }
+        }
+        reminders = merged
+    }
+
+    /// The `*.conf` files directly in the directory, as full paths.
+    private func listFiles() -> [String] {
+        directoryProblem = nil
+        guard let dir = opendir(path) else {
+            let e = errno
+            if e != ENOENT && e != ENOTDIR {
+                directoryProblem = ConfigProblem(file: path, line: nil,
+                                                 message: "cannot read the reminders directory: \(String(cString: strerror(e)))")
+            } else if e == ENOTDIR {
+                directoryProblem = ConfigProblem(file: path, line: nil, message: "the reminders path is not a directory")
+            }
+            return []
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                    String(cString: $0)
+                }
+            }
+            guard !name.hasPrefix("."), name.hasSuffix(".conf"), name.count > 5 else { continue }
+            names.append(path + "/" + name)
+        }
+        return names
+    }
+
+    private static func difference(from old: [String: DeclaredReminder], to new: [String: DeclaredReminder]) -> ReminderChanges {
+        var changes = ReminderChanges()
+        for (id, reminder) in new {
+            if let previous = old[id] {
+                if previous.request != reminder.request { changes.updated.insert(id) }
+            } else {
+                changes.added.insert(id)
+            }
+        }
+        for id in old.keys where new[id] == nil { changes.removed.insert(id) }
+        return changes
+    }
+
+    /// FNV-1a, 64 bits: enough to tell a rewrite with new bytes from a touch.
+    private static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return h
+    }
+}

@@ -1,0 +1,119 @@
+import AvisoCore
+import AvisoDaemon
+import AvisoProtocol
+import Foundation
+import Glibc
+import Testing
+
+private final class Directory {
+    let path = FileManager.default.temporaryDirectory.path + "/aviso-reminders-\(UUID().uuidString)"
+    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func write(_ name: String, _ text: String) throws { try write(name, bytes: Array(text.utf8)) }
+    func write(_ name: String, bytes: [UInt8]) throws {
+        // Saved by rename, as editors do, so the inode changes like in real life.
+        let temp = path + "/." + name + ".tmp"
+        try Data(bytes).write(to: URL(fileURLWithPath: temp))
+        #expect(rename(temp, path + "/" + name) == 0)
+    }
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+private func reminder(_ name: String, title: String = "t", every: String = "1h") -> String {
+    "[Reminder \(name)]\nTitle=\(title)\nEvery=\(every)\n"
+}
+
+struct ReminderDirectoryTests {
+    @Test func filesCreatedChangedAndDeletedAreFollowed() throws {
+        let dir = try Directory()
+        let model = ReminderDirectory(path: dir.path, zones: testZones)
+        #expect(model.reload().isEmpty)
+
+        try dir.write("a.conf", reminder("one") + reminder("two"))
+        #expect(model.reload() == ReminderChanges(added: ["one", "two"]))
+        #expect(model.reminders["one"]?.file == dir.file("a.conf"))
+
+        try dir.write("a.conf", reminder("one", title: "new") + reminder("three"))
+        #expect(model.reload(changed: [dir.file("a.conf")])
+            == ReminderChanges(added: ["three"], removed: ["two"], updated: ["one"]))
+        #expect(model.reminders["one"]?.request.content.title == "new")
+
+        #expect(model.reload().isEmpty, "an unchanged directory changes nothing")
+
+        #expect(unlink(dir.file("a.conf")) == 0)
+        #expect(model.reload() == ReminderChanges(removed: ["one", "three"]))
+        #expect(model.reminders.isEmpty)
+        #expect(model.problems.isEmpty)
+    }
+
+    @Test func aBrokenFileKeepsItsLastGoodVersionWhileOthersLoad() throws {
+        let dir = try Directory()
+        let model = ReminderDirectory(path: dir.path, zones: testZones)
+        try dir.write("a.conf", reminder("keep", title: "good"))
+        model.reload()
+        try dir.write("a.conf", reminder("keep", title: "new") + "[Reminder bad]\nTitle=x\nEvery=never\n")
+        try dir.write("b.conf", reminder("other"))
+        #expect(model.reload() == ReminderChanges(added: ["other"]))
+        #expect(model.reminders["keep"]?.request.content.title == "good", "the last good version stays")
+        #expect(model.reminders["bad"] == nil)
+        let problem = try #require(model.problems.first)
+        #expect(problem.file == dir.file("a.conf"))
+        #expect(problem.line == 6)
+        #expect(problem.message.contains("last good version"))
+
+        try dir.write("a.conf", reminder("keep", title: "fixed"))
+        #expect(model.reload() == ReminderChanges(updated: ["keep"]))
+        #expect(model.problems.isEmpty)
+    }
+
+    @Test func aNameDeclaredInTwoFilesIsAnErrorNamingBoth() throws {
+        let dir = try Directory()
+        let model = ReminderDirectory(path: dir.path, zones: testZones)
+        try dir.write("b.conf", "# x\n" + reminder("dup", title: "from b") + reminder("mine"))
+        try dir.write("a.conf", reminder("dup", title: "from a"))
+        model.reload()
+        #expect(model.reminders["dup"]?.request.content.title == "from a", "the first file by sorted path keeps it")
+        #expect(model.reminders["mine"] != nil, "the rest of the second file still loads")
+        let problem = try #require(model.problems.first)
+        #expect(problem.file == dir.file("b.conf"))
+        #expect(problem.line == 2)
+        #expect(problem.message.contains(dir.file("a.conf")))
+
+        #expect(unlink(dir.file("a.conf")) == 0)
+        #expect(model.reload() == ReminderChanges(updated: ["dup"]))
+        #expect(model.reminders["dup"]?.file == dir.file("b.conf"))
+        #expect(model.problems.isEmpty)
+    }
+
+    @Test func nothingCrashesWhateverIsInTheDirectory() throws {
+        let dir = try Directory()
+        let model = ReminderDirectory(path: dir.path, zones: testZones)
+        try dir.write("good.conf", reminder("fine"))
+        try dir.write("garbage.conf", bytes: (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 3) })
+        try dir.write("huge.conf", String(repeating: "# padding\n", count: 120_000))
+        #expect(symlink(dir.file("loop1.conf"), dir.file("loop2.conf")) == 0)
+        #expect(symlink(dir.file("loop2.conf"), dir.file("loop1.conf")) == 0)
+        #expect(mkfifo(dir.file("fifo.conf"), 0o600) == 0)
+        #expect(mkdir(dir.file("sub.conf"), 0o700) == 0)
+        try dir.write("notes.txt", "not a reminder file")
+        model.reload()
+        #expect(Set(model.reminders.keys) == ["fine"])
+        let bad = Set(model.problems.map(\.file))
+        for name in ["garbage.conf", "huge.conf", "loop1.conf", "loop2.conf", "fifo.conf", "sub.conf"] {
+            #expect(bad.contains(dir.file(name)), "\(name) is reported")
+        }
+        #expect(model.problems.first { $0.file == dir.file("huge.conf") }?.message.contains("larger") == true)
+        #expect(!bad.contains(dir.file("notes.txt")))
+    }
+
+    @Test func aMissingDirectoryIsEmptyAndItsReturnIsNoticed() throws {
+        let dir = try Directory()
+        let model = ReminderDirectory(path: dir.path + "/reminders", zones: testZones)
+        #expect(model.reload().isEmpty)
+        #expect(model.problems.isEmpty)
+        try FileManager.default.createDirectory(atPath: dir.path + "/reminders", withIntermediateDirectories: true)
+        try Data(reminder("back").utf8).write(to: URL(fileURLWithPath: dir.path + "/reminders/x.conf"))
+        #expect(model.reload() == ReminderChanges(added: ["back"]))
+    }
+}

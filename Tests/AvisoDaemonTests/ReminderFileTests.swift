@@ -1,0 +1,131 @@
+import AvisoCore
+import AvisoDaemon
+import AvisoProtocol
+import Foundation
+import Testing
+
+/// Zones for tests: the system database for names, Europe/Madrid as the local zone.
+let testZones = ZoneLookup.system(environment: [:]).withLocal("Europe/Madrid")
+
+extension ZoneLookup {
+    func withLocal(_ name: String) -> ZoneLookup {
+        let load = self.load
+        return ZoneLookup(local: { load(name)! }, load: load)
+    }
+}
+
+private func parse(_ text: String) -> ReminderFile.Result {
+    ReminderFile.parse(Array(text.utf8), file: "/r/test.conf", zones: testZones)
+}
+
+struct ReminderFileTests {
+    @Test func everyNonCalendarKeyIsRead() throws {
+        let result = parse("""
+            # a comment
+            [Reminder haircut]
+            Title=Haircut
+            Subtitle=Four weeks
+            Body=Line one\\nLine two
+            Every=28d
+            Thread=self-care
+            Category=reminder
+            Relevance=0.25
+            Level=time-sensitive
+            Priority=7
+            Image=/usr/share/pixmaps/x.png
+            MaxLate=2h
+
+            [Reminder passport]
+            Title=Passport
+            At=2030-03-02 08:00
+            TimeZone=America/New_York
+            """)
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        #expect(result.warnings.isEmpty, "\(result.warnings)")
+        #expect(result.reminders.map(\.request.id) == ["haircut", "passport"])
+        #expect(result.reminders.map(\.line) == [2, 15])
+        #expect(result.reminders.allSatisfy { $0.file == "/r/test.conf" })
+        let haircut = result.reminders[0].request
+        #expect(haircut.content == Content(
+            title: "Haircut", subtitle: "Four weeks", body: "Line one\nLine two", threadID: "self-care",
+            categoryID: "reminder", relevance: 0.25, level: .timeSensitive, image: "/usr/share/pixmaps/x.png"))
+        #expect(haircut.trigger == .interval(.seconds(28 * 86_400), repeats: true))
+        #expect(haircut.priority == 7)
+        #expect(haircut.maxLate == .seconds(7_200))
+        // 08:00 in New York on 2 March 2030 (EST, UTC-5) is 13:00 UTC.
+        #expect(result.reminders[1].request.trigger == .date(ISO8601.parse("2030-03-02T13:00:00Z")!))
+    }
+
+    @Test func atWithoutAZoneIsReadInTheLocalZone() {
+        let result = parse("[Reminder x]\nTitle=x\nAt=2030-07-01 09:00\n")
+        // Madrid is UTC+2 in July.
+        #expect(result.reminders.first?.request.trigger == .date(ISO8601.parse("2030-07-01T07:00:00Z")!))
+    }
+
+    @Test(arguments: [
+        ("[Reminder x]\nTitle=x\n", 1, "OnCalendar=, At= or Every="),
+        ("[Reminder x]\nTitle=x\nAt=2030-01-01 09:00\nEvery=1h\n", 4, "only one"),
+        ("[Reminder x]\nTitle=x\nEvery=30s\n", 3, "minimum"),
+        ("[Reminder x]\nTitle=x\nEvery=soon\n", 3, "Every"),
+        ("[Reminder x]\nEvery=1h\n", 1, "neither Title= nor Body="),
+        ("[Reminder x]\nTitle=x\nEvery=1h\nRelevance=2\n", 4, "Relevance"),
+        ("[Reminder x]\nTitle=x\nEvery=1h\nLevel=loud\n", 4, "Level"),
+        ("[Reminder x]\nTitle=x\nEvery=1h\nPriority=100\n", 4, "Priority"),
+        ("[Reminder x]\nTitle=x\nEvery=1h\nImage=x.png\n", 4, "absolute path"),
+        ("[Reminder x]\nTitle=x\nEvery=1h\nMaxLate=0\n", 4, "MaxLate"),
+        ("[Reminder x]\nTitle=x\nAt=2030-13-01 09:00\n", 3, "month 13"),
+        ("[Reminder x]\nTitle=x\nAt=2030-01-01 09:00\nTimeZone=Mars/Olympus\n", 4, "Mars/Olympus"),
+        ("[Reminder x]\nTitle=x\nOnCalendar=Mon..Fry 09:00\n", 3, "Fry"),
+        ("[Reminder x]\nTitle=x\nOnCalendar=daily\nDST=sometimes\n", 4, "DST"),
+        ("[Reminder ]\nTitle=x\nEvery=1h\n", 1, "identifier is empty"),
+        ("# ok\n[Reminder x]\nTitle=x\nthis is not a key\n", 4, "syntax"),
+    ])
+    func aMistakeIsAnErrorWithItsLine(text: String, line: Int, reason: String) throws {
+        let result = parse(text)
+        #expect(result.reminders.isEmpty, "a file with an error declares nothing")
+        let problem = try #require(result.errors.first)
+        #expect(problem.file == "/r/test.conf")
+        #expect(problem.line == line, "\(problem.message)")
+        #expect(problem.message.contains(reason), "\(problem.message)")
+    }
+
+    @Test func unknownKeysAndGroupsAreWarningsWithTheirLines() {
+        let result = parse("[Reminder x]\nTitle=x\nEvery=1h\nColour=red\n[Other]\nA=1\n")
+        #expect(result.errors.isEmpty)
+        #expect(result.reminders.map(\.request.id) == ["x"])
+        #expect(result.warnings.map(\.line) == [4, 5])
+        #expect(result.warnings.first?.message.contains("Colour") == true)
+    }
+
+    @Test func garbageBytesAreAnErrorNotACrash() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            let bytes = (0..<Int.random(in: 0..<2048, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let result = ReminderFile.parse(bytes, file: "/r/junk.conf", zones: testZones)
+            #expect(result.reminders.isEmpty || result.errors.isEmpty)
+        }
+        let latin1 = ReminderFile.parse(Array("[Reminder caf".utf8) + [0xE9] + Array("]\nTitle=x\n".utf8),
+                                        file: "/r/l.conf", zones: testZones)
+        #expect(latin1.errors.first?.message.contains("UTF-8") == true)
+        #expect(latin1.errors.first?.line == 1)
+    }
+
+    @Test func theShippedExamplesDeclareTheirRemindersWithoutWarnings() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/reminders").path
+        let reminders = ReminderDirectory(path: directory, zones: testZones)
+        reminders.reload()
+        #expect(reminders.warnings.isEmpty, "\(reminders.warnings)")
+        // OnCalendar= reminders need the core's calendar trigger; until it lands they are the only errors.
+        #expect(reminders.problems.filter { !$0.message.contains("not supported by this build") }.isEmpty,
+                "\(reminders.problems)")
+        for id in ["haircut", "passport"] { #expect(reminders.reminders[id] != nil, "\(id)") }
+        if reminders.problems.isEmpty {
+            for id in ["medication", "water", "water-half", "weekly-review"] { #expect(reminders.reminders[id] != nil, "\(id)") }
+        }
+        let text = try ["health.conf", "routine.conf", "chores.conf"].map {
+            try String(contentsOfFile: directory + "/" + $0, encoding: .utf8)
+        }.joined()
+        for key in ReminderFile.knownKeys { #expect(text.contains("\n\(key)="), "the examples use \(key)=") }
+    }
+}
