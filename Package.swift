@@ -28,11 +28,12 @@ let package = Package(
         // Test seams: manual clock, process fixtures, a test notification server.
         .target(name: "AvisoTestSupport", dependencies: ["AvisoCore", "AvisoProtocol"]),
         .executableTarget(name: "aviso-test-notifyd", dependencies: ["CNotify", "CShims"]),
+        .executableTarget(name: "aviso-test-logind", dependencies: ["CNotify", "CShims"]),
 
         .testTarget(name: "AvisoCoreTests", dependencies: ["AvisoCore", "AvisoTestSupport"]),
         .testTarget(name: "AvisoProtocolTests", dependencies: ["AvisoProtocol"]),
         .testTarget(name: "AvisoDaemonTests", dependencies: [
-            "AvisoDaemon", "AvisoTestSupport", "avisod", "avisoctl", "aviso-test-notifyd",
+            "AvisoDaemon", "AvisoTestSupport", "avisod", "avisoctl", "aviso-test-notifyd", "aviso-test-logind",
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["AvisoTestSupport", "avisod", "avisoctl"]),
     ],
