@@ -10,6 +10,10 @@ public struct DaemonOptions: Sendable {
     public var configFile: String
     /// The directory holding aviso.db.
     public var stateDirectory: String
+    /// The file whose zone is local time: /etc/localtime, or `AVISO_LOCALTIME` (for tests).
+    public var localtime: String
+    /// The environment, for TZ and TZDIR.
+    public var environment: [String: String]
 
     /// The XDG defaults for the user running the daemon.
     public static func defaults(environment: [String: String]) -> DaemonOptions {
@@ -20,7 +24,9 @@ public struct DaemonOptions: Sendable {
         return DaemonOptions(
             socket: SocketPath.resolve(environment: environment, uid: getuid()),
             configFile: xdg("XDG_CONFIG_HOME", ".config") + "/aviso/aviso.conf",
-            stateDirectory: xdg("XDG_STATE_HOME", ".local/state") + "/aviso")
+            stateDirectory: xdg("XDG_STATE_HOME", ".local/state") + "/aviso",
+            localtime: environment["AVISO_LOCALTIME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/localtime",
+            environment: environment)
     }
 
     private static func homeFromPasswd() -> String {
@@ -58,9 +64,25 @@ public enum Daemon {
         let notifier = Notifier(appName: "aviso", desktopEntry: "aviso", onEvent: { notifierSink.yield($0) })
         await notifier.start()
 
+        let (sleepEvents, sleepSink) = AsyncStream.makeStream(of: SleepEvent.self)
+        let sleepWatcher = SleepWatcher(onEvent: { sleepSink.yield($0) })
+        await sleepWatcher.start()
+
+        let zones = ZoneLookup.system(environment: options.environment, localtimePath: options.localtime)
+        let configDirectory = String(configPath[..<(configPath.lastIndex(of: "/") ?? configPath.startIndex)])
+        let reminders = ReminderDirectory(path: (configDirectory.isEmpty ? "." : configDirectory) + "/reminders", zones: zones)
+        let watcher: FileWatcher?
+        do {
+            watcher = try FileWatcher(configFile: configPath, zoneFile: options.localtime)
+        } catch {
+            Log.error("cannot watch \(configDirectory) for changes: \(error); use avisoctl reload after edits")
+            watcher = nil
+        }
+
         let scheduler = Scheduler(
             store: store, timers: timers, delivery: notifier, systemd: systemd, configuration: initial,
-            version: version, now: KernelClocks.now, fileExists: { access($0, R_OK) == 0 }, loadConfiguration: load)
+            version: version, now: KernelClocks.now, fileExists: { access($0, R_OK) == 0 }, loadConfiguration: load,
+            reminders: reminders, configFile: configPath, zoneLookup: zones)
         let server: ControlServer
         do {
             try await scheduler.start()
@@ -76,6 +98,16 @@ public enum Daemon {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { for await e in timers.events { await scheduler.handle(e) } }
             group.addTask { for await e in notifierEvents { await scheduler.handle(e) } }
+            if let watcher {
+                group.addTask { for await e in watcher.events { await scheduler.handle(e) } }
+            }
+            group.addTask {
+                for await e in sleepEvents {
+                    await scheduler.handle(e)
+                    // The store commits synchronously: state is on disk, the machine may sleep.
+                    if e == .preparingForSleep { sleepWatcher.releaseInhibitor() }
+                }
+            }
             if let interval = systemd.watchdogInterval {
                 group.addTask { await scheduler.watchdogLoop(every: interval) }
             }
@@ -91,7 +123,10 @@ public enum Daemon {
             server.stop()
             timers.stop()
             notifier.stop()
+            sleepWatcher.stop()
+            watcher?.stop()
             notifierSink.finish()
+            sleepSink.finish()
             group.cancelAll()
         }
         return 0

@@ -25,6 +25,8 @@ public enum Codec {
         var delivered: [DeliveredItem]?
         var status: StatusInfo?
         var problems: [ConfigProblem]?
+        var list: [ListItem]?
+        var stats: StatsInfo?
     }
 
     /// One line (with its trailing newline) for `command`.
@@ -39,6 +41,8 @@ public enum Codec {
         case .fire(let id): f.op = "fire"; f.id = id
         case .status: f.op = "status"
         case .reload: f.op = "reload"
+        case .list: f.op = "list"
+        case .stats: f.op = "stats"
         }
         return line(f)
     }
@@ -79,6 +83,8 @@ public enum Codec {
             return .fire(id)
         case "status": return .status
         case "reload": return .reload
+        case "list": return .list
+        case "stats": return .stats
         default:
             throw ReplyError(code: "unknown-op", message: "unknown operation '\(op)'")
         }
@@ -107,6 +113,8 @@ public enum Codec {
             case .delivered(let d): f.delivered = d
             case .status(let s): f.status = s
             case .reloaded(let p): f.problems = p
+            case .list(let l): f.list = l
+            case .stats(let s): f.stats = s
             }
         }
         return line(f)
@@ -130,6 +138,8 @@ public enum Codec {
         case .delivered: return .ok(.delivered(f.delivered ?? []))
         case .status: guard let s = f.status else { throw missing }; return .ok(.status(s))
         case .reload: return .ok(.reloaded(f.problems ?? []))
+        case .list: return .ok(.list(f.list ?? []))
+        case .stats: guard let s = f.stats else { throw missing }; return .ok(.stats(s))
         }
     }
 

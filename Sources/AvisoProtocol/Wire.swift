@@ -31,6 +31,64 @@ public enum Command: Hashable, Sendable {
     case status
     /// Re-read the configuration.
     case reload
+    /// The whole model: armed and waiting requests, with why each one waits.
+    case list
+    /// Counters since the daemon started.
+    case stats
+}
+
+/// One request of the whole model, as `list` shows it.
+public struct ListItem: Hashable, Sendable, Codable {
+    public var id: String
+    public var title: String
+    /// ISO 8601 UTC of the next fire; nil when it will not fire again.
+    public var next: String?
+    /// The priority class, 0 (highest) to 99.
+    public var priorityClass: Int
+    /// `armed` or `waiting`.
+    public var state: String
+    /// For waiting requests: "behind 64 earlier requests" or "over the budget of class 90 (4 slots)".
+    public var reason: String?
+    /// The reminder file that declares it, or `socket`.
+    public var source: String
+    public var trigger: String
+
+    public init(id: String, title: String, next: String?, priorityClass: Int, state: String, reason: String?,
+                source: String, trigger: String) {
+        self.id = id
+        self.title = title
+        self.next = next
+        self.priorityClass = priorityClass
+        self.state = state
+        self.reason = reason
+        self.source = source
+        self.trigger = trigger
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, next, state, reason, source, trigger
+        case priorityClass = "class"
+    }
+}
+
+/// What `stats` reports.
+public struct StatsInfo: Hashable, Sendable, Codable {
+    /// Evictions per priority class since start: an armed request that lost its timer to an earlier or more
+    /// important one. Keys are class numbers as strings (JSON object keys).
+    public var evictions: [String: Int]
+    public var fired: Int
+    public var delivered: Int
+    /// Occurrences skipped because they were later than their MaxLate.
+    public var skipped: Int
+    public var reconciles: Int
+
+    public init(evictions: [String: Int], fired: Int, delivered: Int, skipped: Int, reconciles: Int) {
+        self.evictions = evictions
+        self.fired = fired
+        self.delivered = delivered
+        self.skipped = skipped
+        self.reconciles = reconciles
+    }
 }
 
 /// A pending (armed or waiting) request as the client sees it.
@@ -155,6 +213,8 @@ public enum ReplyResult: Hashable, Sendable {
     case fired(String)
     case status(StatusInfo)
     case reloaded([ConfigProblem])
+    case list([ListItem])
+    case stats(StatsInfo)
 }
 
 /// Why the daemon refused a request.

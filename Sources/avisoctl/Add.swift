@@ -7,7 +7,7 @@ import Glibc
 enum Add {
     static let help = """
         Usage: avisoctl add [--id ID] [--title T] [--subtitle S] [--body B]
-                            (--in SPAN [--repeat] | --at TIME)
+                            (--in SPAN [--repeat] | --at TIME | --on SPEC [--tz ZONE|local] [--dst aviso|systemd])
                             [--thread ID] [--category ID] [--relevance X] [--level L]
                             [--image PATH] [--data KEY=VALUE]...
 
@@ -21,6 +21,10 @@ enum Add {
           --repeat          With --in: repeat every SPAN (at least 60s)
           --at TIME         Fire at a wall-clock time: 'YYYY-MM-DD HH:MM[:SS]' in local time, optionally followed
                             by a time-zone name or a UTC offset: '2026-12-24 18:00 Europe/Madrid', '... +01:00'
+          --on SPEC         Fire at every elapse of an OnCalendar spec: 'Mon..Fri 09:00', '*:0/15', 'daily',
+                            '*-*-1 08:00 Europe/Madrid'. Without a zone it follows the machine's local zone
+          --tz ZONE|local   Anchor --on to ZONE; 'local' pins the zone in force now
+          --dst POLICY      With --on: aviso (default: never skip, never twice) or systemd (as systemd timers)
           --thread ID       Thread: popups of one thread replace each other on screen
           --category ID     Category, sent as the freedesktop 'category' hint
           --relevance X     Relevance from 0 to 1
@@ -41,7 +45,8 @@ enum Add {
         .init(names: ["--at"], takesValue: true), .init(names: ["--thread"], takesValue: true),
         .init(names: ["--category"], takesValue: true), .init(names: ["--relevance"], takesValue: true),
         .init(names: ["--level"], takesValue: true), .init(names: ["--image"], takesValue: true),
-        .init(names: ["--data"], takesValue: true),
+        .init(names: ["--data"], takesValue: true), .init(names: ["--on"], takesValue: true),
+        .init(names: ["--tz"], takesValue: true), .init(names: ["--dst"], takesValue: true),
     ]
 
     static func run(_ argv: [String], _ context: Context) {
@@ -55,6 +60,8 @@ enum Add {
     }
 
     private static func trigger(_ a: Arguments) -> Trigger {
+        if let on = a.value("--on") { return calendar(on, a) }
+        if a.has("--tz") || a.has("--dst") { Output.fail(2, "--tz and --dst go with --on") }
         switch (a.value("--in"), a.value("--at")) {
         case (nil, nil): Output.fail(2, "add needs --in SPAN or --at TIME (see 'avisoctl add --help')")
         case (_?, _?): Output.fail(2, "--in and --at cannot be used together")
@@ -72,6 +79,29 @@ enum Add {
                 return .date(at)
             } catch { Output.fail(2, "--at: \(error.message)") }
         }
+    }
+
+    private static func calendar(_ text: String, _ a: Arguments) -> Trigger {
+        if a.has("--in") || a.has("--at") || a.has("--repeat") { Output.fail(2, "--on cannot be used with --in, --at or --repeat") }
+        let env = Dictionary(ProcessEnvironment.all(), uniquingKeysWith: { _, last in last })
+        let spec: CalendarSpec
+        do {
+            spec = try CalendarSpec.parse(text, isZone: { ZoneDatabase.load($0, environment: env) != nil })
+        } catch { Output.fail(2, "--on: \(error.message)") }
+        guard let policy = DSTPolicy(rawValue: a.value("--dst") ?? "aviso") else {
+            Output.fail(2, "--dst: '\(a.value("--dst")!)' is not aviso or systemd")
+        }
+        var zone: String?
+        if let tz = a.value("--tz") {
+            if spec.zone != nil || spec.isUTC { Output.fail(2, "--tz: the spec '\(text)' already names its zone") }
+            if tz == "local" {
+                zone = ZoneDatabase.local(environment: env).name
+            } else {
+                guard ZoneDatabase.load(tz, environment: env) != nil else { Output.fail(2, "--tz: unknown time zone '\(tz)'") }
+                zone = tz
+            }
+        }
+        return .calendar(CalendarTrigger(spec: text, zone: zone, policy: policy))
     }
 
     private static func content(_ a: Arguments) -> Content {

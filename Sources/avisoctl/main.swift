@@ -23,6 +23,9 @@ let usage = """
       fire              Deliver a pending request now
       status            Show the daemon's state
       reload            Re-read the configuration
+      list              List the whole model: armed and waiting requests, and why they wait
+      stats             Counters since start: evictions per priority class, firings, deliveries
+      calendar          Show the normalised form and next elapses of OnCalendar specs (no daemon needed)
 
     Options:
       --socket PATH     Control socket (default: $AVISO_SOCKET, else $XDG_RUNTIME_DIR/aviso/ctl.sock)
@@ -71,6 +74,9 @@ enum CLI {
             "fire": (Fire.help, Fire.run),
             "status": (Status.help, Status.run),
             "reload": (Reload.help, Reload.run),
+            "list": (List.help, List.run),
+            "stats": (Stats.help, Stats.run),
+            "calendar": (CalendarVerb.help, CalendarVerb.run),
         ]
 
         if verb == "help" {

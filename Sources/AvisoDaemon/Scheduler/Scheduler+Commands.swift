@@ -8,7 +8,7 @@ extension Scheduler {
         switch command {
         case .add(let request): return add(request)
         case .pending: return .ok(.pending(pendingItems()))
-        case .remove(let selector): return remove(selector)
+        case .remove(let selector): return await remove(selector)
         case .delivered: return deliveredItems()
         case .removeDelivered(let selector): return await removeDelivered(selector)
         case .fire(let id):
@@ -16,19 +16,29 @@ extension Scheduler {
             await fire(id, manual: true)
             return .ok(.fired(id))
         case .status: return .ok(.status(status()))
+        case .list: return .ok(.list(listItems()))
+        case .stats:
+            return .ok(.stats(StatsInfo(
+                evictions: Dictionary(uniqueKeysWithValues: evictions.map { (String($0.key), $0.value) }),
+                fired: firedCount, delivered: deliveredCount, skipped: skippedCount, reconciles: reconcileCount)))
         case .reload: return .ok(.reloaded(reload()))
         }
     }
 
     func add(_ request: Request) -> Reply {
         let current = now()
+        if let file = requests[request.id]?.source {
+            return .error(ReplyError(code: "invalid", message: """
+                '\(request.id)' is declared in \(file); edit it there, or add the request under another identifier
+                """))
+        }
         do {
             try request.validate(now: current, fileExists: fileExists)
         } catch {
             return .error(ReplyError(code: "invalid", message: error.message))
         }
         let scheduled = ScheduledRequest(
-            request: request, added: current.wall, next: Schedule.firstDeadline(for: request.trigger, now: current))
+            request: request, added: current.wall, next: Schedule.firstDeadline(for: request.trigger, now: current, zones: zones))
         do {
             try store.put(scheduled)
         } catch {
@@ -51,21 +61,48 @@ extension Scheduler {
         }
     }
 
-    func remove(_ selector: Selector) -> Reply {
+    /// Removes socket requests. Declared reminders live in their files: naming one is an error, and --prefix and
+    /// --all pass them by.
+    func remove(_ selector: Selector) async -> Reply {
+        if case .ids(let ids) = selector {
+            let declared = ids.compactMap { id in requests[id]?.source.map { "'\(id)' is declared in \($0)" } }
+            if !declared.isEmpty {
+                return .error(ReplyError(code: "invalid", message: declared.joined(separator: "; ")
+                    + "; remove it from its file instead; nothing was changed"))
+            }
+        }
         let ids: [String]
-        switch select(selector, from: Array(requests.keys)) {
+        switch select(selector, from: requests.values.filter { $0.source == nil }.map(\.request.id)) {
         case .failure(let unknown): return notFound(unknown.ids, "pending request")
         case .success(let matched): ids = matched
         }
-        do {
-            try store.deleteRequests(ids)
-        } catch {
-            return .error(ReplyError(code: "internal", message: "could not remove: \(error)"))
-        }
-        for id in ids { requests[id] = nil }
-        if !ids.isEmpty { Log.info("removed \(ids.count) request(s)") }
+        await removeFromModel(ids, why: "avisoctl remove")
         reconcile()
         return .ok(.removed(ids))
+    }
+
+    func listItems() -> [ListItem] {
+        let current = now()
+        let armedIDs = Set(window.map(\.id))
+        return requests.values.map { r -> (WallTime?, ListItem) in
+            let wall = r.next.map { $0.expectedWall(in: current) }
+            let id = r.request.id
+            return (wall, ListItem(
+                id: id, title: r.request.content.title.isEmpty ? r.request.content.body : r.request.content.title,
+                next: wall.map(ISO8601.format), priorityClass: priorityClass(of: r),
+                state: armedIDs.contains(id) ? "armed" : "waiting",
+                reason: armedIDs.contains(id) ? nil : waiting[id].map(describe) ?? "will not fire again",
+                source: r.source ?? "socket", trigger: r.request.trigger.summary))
+        }
+        .sorted { a, b in
+            switch (a.0, b.0) {
+            case let (x?, y?) where x != y: return x < y
+            case (nil, _?): return false
+            case (_?, nil): return true
+            default: return a.1.id < b.1.id
+            }
+        }
+        .map(\.1)
     }
 
     func deliveredItems() -> Reply {
@@ -104,13 +141,13 @@ extension Scheduler {
     func status() -> StatusInfo {
         let current = now()
         let first = window.first.flatMap { requests[$0.id] }
-        let waiting = (try? store.outbox().count) ?? 0
+        let waitingCount = (try? store.outbox().count) ?? 0
         return StatusInfo(
             version: version, uptimeSeconds: Double((current.boot - started.boot).nanoseconds) / 1e9,
             armed: armed.count, total: requests.count, window: configuration.window,
             nextFire: first?.next.map { ISO8601.format($0.expectedWall(in: current)) }, nextID: first?.request.id,
-            server: serverOwner == nil ? nil : server, waiting: waiting,
-            waitingReason: waiting > 0 ? waitingReason : nil, configErrors: configErrors)
+            server: serverOwner == nil ? nil : server, waiting: waitingCount,
+            waitingReason: waitingCount > 0 ? waitingReason : nil, configErrors: configErrors + (reminders?.problems ?? []))
     }
 
     /// Re-reads the configuration; with errors the previous one stays in effect and the errors are returned.

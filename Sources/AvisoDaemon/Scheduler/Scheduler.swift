@@ -16,6 +16,13 @@ public actor Scheduler {
     let fileExists: @Sendable (String) -> Bool
     let loadConfiguration: @Sendable () -> ConfigLoadResult
     let version: String
+    /// The declared reminders (reminders/*.conf); nil when the daemon runs without a configuration directory.
+    let reminders: ReminderDirectory?
+    /// aviso.conf, whose change on disk means a reload.
+    let configFile: String
+    /// Where zone rules come from; `zones` is re-read from it when the local zone changes.
+    let zoneLookup: ZoneLookup
+    var zones: ZoneContext
 
     var configuration: Configuration
     var configErrors: [ConfigProblem] = []
@@ -23,8 +30,18 @@ public actor Scheduler {
     var armed: [String: TimerSpec] = [:]
     /// The armed timers in window order (soonest first), as last planned.
     var window: [TimerSpec] = []
+    /// Why each request outside the window waits, as last planned.
+    var waiting: [String: WaitReason] = [:]
+    /// Counters since start, for `stats`.
+    var evictions: [Int: Int] = [:]
+    var firedCount = 0
+    var deliveredCount = 0
+    var skippedCount = 0
+    var reconcileCount = 0
     /// Popups on screen of the current server: its id -> request id.
     var onScreen: [UInt32: String] = [:]
+    /// Summary popups of missed notifications on screen: its id -> the request ids it stands for.
+    var summaries: [UInt32: [String]] = [:]
     var serverOwner: String?
     var server: ServerInfo?
     var waitingReason: String?
@@ -38,8 +55,13 @@ public actor Scheduler {
         store: Store, timers: any TimerBackend, delivery: any NotificationDelivery, systemd: SystemdNotifier,
         configuration: ConfigLoadResult, version: String,
         now: @escaping @Sendable () -> Now, fileExists: @escaping @Sendable (String) -> Bool,
-        loadConfiguration: @escaping @Sendable () -> ConfigLoadResult
+        loadConfiguration: @escaping @Sendable () -> ConfigLoadResult, reminders: ReminderDirectory? = nil,
+        configFile: String = "", zoneLookup: ZoneLookup
     ) {
+        self.zoneLookup = zoneLookup
+        self.zones = zoneLookup.context()
+        self.reminders = reminders
+        self.configFile = configFile
         self.store = store
         self.timers = timers
         self.delivery = delivery
@@ -55,23 +77,40 @@ public actor Scheduler {
     }
 
     /// Loads the model from the store, arms the window and resumes deliveries left in the outbox.
-    public func start() throws(StoreError) {
+    public func start() async throws(StoreError) {
         for r in try store.requests() { requests[r.request.id] = r }
         for d in try store.delivered() where d.serverID != nil {
             if let sid = d.serverID { onScreen[sid] = d.id }
         }
+        if let reminders {
+            _ = reminders.reload(changed: nil)
+            await adoptDeclared(reminders)
+        }
+        Log.info("loaded \(requests.count) request(s)")
+        recordMissed()
         reconcile()
-        Log.info("loaded \(requests.count) request(s); \(armed.count) armed")
+        // Delivery may wait on D-Bus: readiness does not.
         Task { await self.deliverOutbox() }
+    }
+
+    /// The priority class of a request: `Priority=` if set, else its identifier's prefix; a declared reminder that
+    /// matches no prefix was set by the person, the highest class.
+    func priorityClass(of r: ScheduledRequest) -> Int {
+        let rules = configuration.priorities
+        let c = rules.priorityClass(for: r.request.id, override: r.request.priority)
+        return c == PriorityRules.unmatchedClass && r.request.priority == nil && r.source != nil ? 0 : c
     }
 
     /// Recomputes the window from the whole model and applies the difference: a no-op touches no timer.
     func reconcile() {
         let current = now()
+        reconcileCount += 1
         let entries = requests.values.compactMap { r in
-            r.next.map { WindowEntry(id: r.request.id, deadline: $0, priorityClass: 99) }
+            r.next.map { WindowEntry(id: r.request.id, deadline: $0, priorityClass: priorityClass(of: r)) }
         }
-        let plan = WindowPlanner.plan(entries, now: current, limit: configuration.window)
+        let plan = WindowPlanner.plan(
+            entries, now: current, limit: configuration.window, budgets: configuration.priorities.budgets)
+        waiting = Dictionary(plan.waiting.map { ($0.id, $0.reason) }, uniquingKeysWith: { a, _ in a })
         for action in Reconciler.diff(desired: plan.armed, armed: armed) {
             switch action {
             case .arm(let spec):
@@ -85,6 +124,11 @@ public actor Scheduler {
             case .disarm(let id):
                 timers.disarm(id)
                 armed[id] = nil
+                if let r = requests[id], let reason = waiting[id] {
+                    let c = priorityClass(of: r)
+                    evictions[c, default: 0] += 1
+                    Log.notice("evicted '\(id)' (class \(c)) from the window: \(describe(reason))")
+                }
             }
         }
         window = plan.armed
@@ -98,34 +142,137 @@ public actor Scheduler {
             armed[id] = nil
             await fire(id, manual: false)
         case .clockChanged:
-            Log.notice("the wall clock changed: re-arming wall-clock deadlines")
+            Log.notice("the wall clock changed: re-planning wall-clock deadlines")
+            clampCalendarDeadlines()
             for (id, spec) in armed where spec.clock == .realtime { armed[id] = nil }
-            reconcile()
+            await catchUp()
         }
     }
 
-    /// Moves a due request (or, when `manual`, any pending request) to the outbox and delivers it.
+    /// Sleep and resume, from logind.
+    ///
+    /// Before sleep nothing needs saving (every change is committed when it is made). On resume the window is
+    /// reconciled at once, so what came due during the sleep is delivered now rather than when each timer notices.
+    public func handle(_ event: SleepEvent) async {
+        switch event {
+        case .preparingForSleep:
+            Log.info("the system is going to sleep")
+        case .resumed:
+            Log.info("the system resumed: reconciling")
+            for (id, spec) in armed where spec.clock == .realtime { armed[id] = nil }
+            await catchUp()
+        }
+    }
+
+    /// Fires a due request (or, when `manual`, any pending request): records the firing and delivers it.
+    ///
+    /// With a server present and nothing queued, the firing and the start of its delivery are one transaction, so
+    /// the popup is requested after a single disk flush; otherwise the firing goes to the outbox. A late firing
+    /// always goes through the outbox, so that several late ones can be folded into one summary.
     func fire(_ id: String, manual: Bool) async {
         let current = now()
-        guard var r = requests[id], let due = r.next else { return reconcile() }
-        if !manual && !due.isDue(at: current) {
-            // Early wake (a clock step moved the deadline): arm again.
-            return reconcile()
-        }
-        let dueWall = manual ? current.wall : due.expectedWall(in: current)
-        if !manual { r.next = Schedule.deadline(after: due, trigger: r.request.trigger, now: current) }
-        else if !r.request.trigger.repeats { r.next = nil }
-        r.fireCount += 1
-        let late = !manual && (current.wall - dueWall) > .seconds(60)
+        guard let (r, entry) = prepareFiring(id, manual: manual, at: current) else { return reconcile() }
+        let direct = !entry.late && serverOwner != nil && !delivering && ((try? store.outbox().isEmpty) ?? false)
         do {
-            try store.recordFiring(r, outbox: OutboxEntry(id: id, content: r.request.content, due: dueWall, late: late))
+            if direct {
+                try store.recordFiringAndBeginDelivery(r, entry: entry, at: current.wall)
+            } else {
+                try store.recordFiring(r, outbox: entry)
+            }
         } catch {
             Log.error("cannot record the firing of '\(id)': \(error)")
             return
         }
         requests[id] = r.next == nil ? nil : r
+        var sent = true
+        if direct {
+            delivering = true
+            sent = await send(entry)
+            delivering = false
+        }
+        reconcile()
+        // After a failed send the retry is already scheduled; trying the outbox again now would only fail again.
+        if sent { await deliverOutbox() }
+    }
+
+    /// The request's state after firing and what to deliver; nil when nothing is due (an early wake after a
+    /// clock step) or when the occurrence is later than its MaxLate (then the skip is recorded here).
+    func prepareFiring(_ id: String, manual: Bool, at current: Now) -> (ScheduledRequest, OutboxEntry)? {
+        guard var r = requests[id], let due = r.next else { return nil }
+        if !manual && !due.isDue(at: current) { return nil }
+        let dueWall = manual ? current.wall : due.expectedWall(in: current)
+        if !manual { r.next = Schedule.deadline(after: due, trigger: r.request.trigger, now: current, zones: zones) }
+        else if !r.request.trigger.repeats { r.next = nil }
+        let lateness = current.wall - dueWall
+        if !manual, let limit = r.request.maxLate ?? configuration.maxLate, lateness > limit {
+            skippedCount += 1
+            Log.notice("""
+                skipped '\(id)' due at \(ISO8601.format(dueWall)): \(TimeSpan.format(lateness)) late, more than its \
+                MaxLate of \(TimeSpan.format(limit))
+                """)
+            do {
+                if r.next == nil { try store.deleteRequests([id]) } else { try store.put(r) }
+                requests[id] = r.next == nil ? nil : r
+            } catch {
+                Log.error("cannot record the skip of '\(id)': \(error)")
+            }
+            return nil
+        }
+        r.fireCount += 1
+        r.lastFired = current.wall
+        firedCount += 1
+        let late = !manual && lateness > Self.lateAfter
+        return (r, OutboxEntry(id: id, content: r.request.content, due: dueWall, late: late))
+    }
+
+    /// After the clock was set back, a stored calendar deadline may lie further ahead than the spec's next elapse
+    /// from the new now: it is not trusted, but clamped to that elapse, as systemd clamps a last-trigger stamp from
+    /// the future. Deadlines that a forward step left in the past stay and are delivered once, as missed.
+    func clampCalendarDeadlines() {
+        let current = now()
+        for (id, r) in requests {
+            guard case .calendar = r.request.trigger, case .wall(let stored)? = r.next,
+                  let fresh = Schedule.firstDeadline(for: r.request.trigger, now: current, zones: zones),
+                  case .wall(let freshWall) = fresh, freshWall < stored else { continue }
+            var updated = r
+            updated.next = fresh
+            try? store.put(updated)
+            requests[id] = updated
+            Log.info("'\(id)': next elapse moved back to \(ISO8601.format(freshWall)) after the clock change")
+        }
+    }
+
+    /// A delivery this long after its due time says that it is late.
+    static let lateAfter = Span.seconds(60)
+
+    /// Records every request already due as fired, then delivers the outbox once: after a start, a resume or a
+    /// clock step, what was missed arrives together (as one summary when there are many), not one timer at a time.
+    func catchUp() async {
+        recordMissed()
         reconcile()
         await deliverOutbox()
+    }
+
+    /// The recording half of `catchUp()`: every due request fired into the outbox, nothing delivered yet.
+    func recordMissed() {
+        let current = now()
+        let due = requests.values.filter { $0.next?.isDue(at: current) == true }.map(\.request.id).sorted()
+        for id in due {
+            guard let (r, entry) = prepareFiring(id, manual: false, at: current) else { continue }
+            do {
+                try store.recordFiring(r, outbox: entry)
+                requests[id] = r.next == nil ? nil : r
+            } catch {
+                Log.error("cannot record the firing of '\(id)': \(error)")
+            }
+        }
+    }
+
+    func describe(_ reason: WaitReason) -> String {
+        switch reason {
+        case .behind(let n): "behind \(n) earlier request\(n == 1 ? "" : "s")"
+        case .overBudget(let c, let budget): "over the budget of class \(c) (\(budget) slot\(budget == 1 ? "" : "s"))"
+        }
     }
 
     /// The systemd status line: armed count and the next fire.

@@ -90,6 +90,26 @@ public final class Store {
         }
     }
 
+    /// Records a firing and begins its delivery in one transaction (one disk flush): the request's new state and
+    /// its delivered row with no server id yet, as `recordFiring` followed by `beginDelivery` would.
+    ///
+    /// For the common case of a server being present, so that the fire path flushes once before the D-Bus call.
+    public func recordFiringAndBeginDelivery(_ r: ScheduledRequest, entry: OutboxEntry, at: WallTime) throws(StoreError) {
+        try transaction { () throws(StoreError) in
+            if r.next == nil && !r.request.trigger.repeats {
+                try statement("DELETE FROM requests WHERE id = ?").run([.text(r.request.id)])
+            } else {
+                try write(r)
+            }
+            try statement("DELETE FROM outbox WHERE id = ?").run([.text(entry.id)])
+            try statement("""
+                INSERT OR REPLACE INTO delivered (id, content, delivered, server_id, server_owner, due, late)
+                VALUES (?, ?, ?, NULL, NULL, ?, ?)
+                """).run([.text(entry.id), .text(try encode(entry.content)), .integer(at.nanoseconds),
+                          .integer(entry.due.nanoseconds), .integer(entry.late ? 1 : 0)])
+        }
+    }
+
     // MARK: Outbox and delivery
 
     /// The due notifications not yet handed to the server, oldest due first.
@@ -138,7 +158,12 @@ public final class Store {
     }
 
     /// Records the id the notification server `owner` (a D-Bus unique name) gave a delivered notification.
+    ///
+    /// Committed without waiting for the disk (WAL, synchronous=NORMAL): it survives a crash of the daemon, and after
+    /// a power loss the only cost is not being able to close that one popup, so the fire path does not pay a flush.
     public func setServerID(_ id: String, serverID: UInt32, owner: String) throws(StoreError) {
+        try exec("PRAGMA synchronous = NORMAL")
+        defer { try? exec("PRAGMA synchronous = FULL") }
         try transaction { () throws(StoreError) in
             try statement("UPDATE delivered SET server_id = ?, server_owner = ? WHERE id = ?")
                 .run([.integer(Int64(serverID)), .text(owner), .text(id)])

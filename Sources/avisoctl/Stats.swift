@@ -1,0 +1,23 @@
+/// `avisoctl stats`: counters since the daemon started.
+enum Stats {
+    static let help = """
+        Usage: avisoctl stats [--json]
+
+        Show counters since avisod started: evictions from the window per priority class (an armed request that
+        lost its timer to an earlier or more important one), firings, deliveries, occurrences skipped as too late,
+        and reconciles.
+
+          --json   One object with evictions (class -> count), fired, delivered, skipped and reconciles
+        """
+
+    static func run(_ argv: [String], _ context: Context) {
+        let a = Arguments(argv, verb: "stats", options: [.init(names: ["--json"], takesValue: false)])
+        if let extra = a.positionals.first { Output.fail(2, "unexpected argument '\(extra)'") }
+        guard case .stats(let s) = context.send(.stats) else { Output.fail(1, "unexpected reply") }
+        if a.has("--json") { return Output.json(s) }
+        Output.line("Fired: \(s.fired)  Delivered: \(s.delivered)  Skipped (too late): \(s.skipped)  Reconciles: \(s.reconciles)")
+        if s.evictions.isEmpty { return Output.line("Evictions: none") }
+        Output.line("Evictions by class:")
+        for (c, n) in s.evictions.sorted(by: { Int($0.key) ?? 0 < Int($1.key) ?? 0 }) { Output.line("  \(c): \(n)") }
+    }
+}
