@@ -9,8 +9,10 @@ public final class DaemonProcess: @unchecked Sendable {
     public var socket: String { directory + "/run/aviso/ctl.sock" }
     public var configFile: String { directory + "/config/aviso/aviso.conf" }
     public var stateDirectory: String { directory + "/state/aviso" }
-    /// Extra environment for the daemon (NOTIFY_SOCKET, WATCHDOG_USEC, TZ, ...).
+    /// The environment of the daemon and of avisoctl (bus, XDG directories, plus what the test adds).
     public var environment: [String: String]
+    /// Environment for the daemon alone, on top of `environment` (faketime, which must not reach avisoctl).
+    public var daemonOnlyEnvironment: [String: String] = [:]
     public private(set) var log = LineChannel()
     private var process: Process?
 
@@ -52,7 +54,7 @@ public final class DaemonProcess: @unchecked Sendable {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Products.path("avisod"))
         p.arguments = ["--socket", socket, "--config", configFile, "--state-dir", stateDirectory]
-        p.environment = environment
+        p.environment = environment.merging(daemonOnlyEnvironment) { _, b in b }
         let err = Pipe()
         p.standardError = err
         p.standardOutput = FileHandle.nullDevice

@@ -48,6 +48,12 @@ public final class LineChannel: @unchecked Sendable {
         }
     }
 
+    /// The first line ever received (consumed or not) satisfying `predicate`, waiting at most `timeout` for it.
+    public func first(timeout: Duration = .seconds(10), where predicate: @escaping (String) -> Bool) async throws -> String {
+        if let line = all.first(where: predicate) { return line }
+        return try await next(timeout: timeout, where: predicate)
+    }
+
     /// Waits until the stream ends (the writer closed it, as a process does when it exits), at most `timeout`.
     public func waitForEnd(timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout

@@ -9,7 +9,7 @@ enum Add {
         Usage: avisoctl add [--id ID] [--title T] [--subtitle S] [--body B]
                             (--in SPAN [--repeat] | --at TIME | --on SPEC [--tz ZONE|local] [--dst aviso|systemd])
                             [--thread ID] [--category ID] [--relevance X] [--level L]
-                            [--image PATH] [--data KEY=VALUE]...
+                            [--image PATH] [--data KEY=VALUE]... [--max-late SPAN] [--priority N]
 
         Schedule a notification and print its identifier. Adding an identifier that exists replaces it.
 
@@ -25,6 +25,9 @@ enum Add {
                             '*-*-1 08:00 Europe/Madrid'. Without a zone it follows the machine's local zone
           --tz ZONE|local   Anchor --on to ZONE; 'local' pins the zone in force now
           --dst POLICY      With --on: aviso (default: never skip, never twice) or systemd (as systemd timers)
+          --max-late SPAN   Skip an occurrence that would be delivered more than SPAN late (after sleep or downtime);
+                            the default is MaxLate= in aviso.conf (no limit unless set)
+          --priority N      Priority class 0 (highest) to 99, instead of the one from the identifier's prefix
           --thread ID       Thread: popups of one thread replace each other on screen
           --category ID     Category, sent as the freedesktop 'category' hint
           --relevance X     Relevance from 0 to 1
@@ -47,6 +50,7 @@ enum Add {
         .init(names: ["--level"], takesValue: true), .init(names: ["--image"], takesValue: true),
         .init(names: ["--data"], takesValue: true), .init(names: ["--on"], takesValue: true),
         .init(names: ["--tz"], takesValue: true), .init(names: ["--dst"], takesValue: true),
+        .init(names: ["--max-late"], takesValue: true), .init(names: ["--priority"], takesValue: true),
     ]
 
     static func run(_ argv: [String], _ context: Context) {
@@ -54,7 +58,14 @@ enum Add {
         if let extra = a.positionals.first {
             Output.fail(2, "unexpected argument '\(extra)' (quote values that contain spaces; see 'avisoctl add --help')")
         }
-        let request = Request(id: a.value("--id") ?? generatedID(), content: content(a), trigger: trigger(a))
+        var request = Request(id: a.value("--id") ?? generatedID(), content: content(a), trigger: trigger(a))
+        if let span = a.value("--max-late") {
+            do { request.maxLate = try TimeSpan.parse(span) } catch { Output.fail(2, "--max-late: \(error.message)") }
+        }
+        if let p = a.value("--priority") {
+            guard let n = Int(p), (0...99).contains(n) else { Output.fail(2, "--priority: '\(p)' is not a class from 0 to 99") }
+            request.priority = n
+        }
         guard case .added(let id) = context.send(.add(request)) else { Output.fail(1, "unexpected reply") }
         Output.line(id)
     }

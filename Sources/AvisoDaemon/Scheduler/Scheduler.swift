@@ -203,7 +203,7 @@ public actor Scheduler {
         let dueWall = manual ? current.wall : due.expectedWall(in: current)
         if !manual { r.next = Schedule.deadline(after: due, trigger: r.request.trigger, now: current, zones: zones) }
         else if !r.request.trigger.repeats { r.next = nil }
-        let lateness = current.wall - dueWall
+        let lateness = Span.seconds((current.wall - dueWall).nanoseconds / 1_000_000_000)
         if !manual, let limit = r.request.maxLate ?? configuration.maxLate, lateness > limit {
             skippedCount += 1
             Log.notice("""
