@@ -22,7 +22,7 @@ run: build
 	$(BUILD)/avisod --config config/aviso.conf
 
 check: deps
-	$(SWIFT) test
+	$(SWIFT) test --no-parallel
 
 install: build
 	install -Dm755 $(BUILD)/avisod $(DESTDIR)$(PREFIX)/bin/avisod

@@ -47,8 +47,8 @@ public enum Daemon {
         let configPath = options.configFile
         let load: @Sendable () -> ConfigLoadResult = { ConfigLoader.load(path: configPath) }
         let initial = load()
-        for w in initial.warnings { Log.warning(describe(w)) }
-        for e in initial.errors { Log.error(describe(e) + " (using defaults)") }
+        for w in initial.warnings { Log.warning(w.description) }
+        for e in initial.errors { Log.error(e.description + " (using defaults)") }
 
         let store: Store
         let timers: KernelTimerBackend
@@ -130,9 +130,5 @@ public enum Daemon {
             group.cancelAll()
         }
         return 0
-    }
-
-    static func describe(_ p: ConfigProblem) -> String {
-        p.line.map { "\(p.file):\($0): \(p.message)" } ?? "\(p.file): \(p.message)"
     }
 }

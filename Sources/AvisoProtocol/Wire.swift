@@ -155,7 +155,7 @@ public struct ServerInfo: Hashable, Sendable, Codable {
 }
 
 /// A configuration problem, with where it is.
-public struct ConfigProblem: Hashable, Sendable, Codable {
+public struct ConfigProblem: Hashable, Sendable, Codable, CustomStringConvertible {
     public var file: String
     public var line: Int?
     public var message: String
@@ -165,6 +165,9 @@ public struct ConfigProblem: Hashable, Sendable, Codable {
         self.line = line
         self.message = message
     }
+
+    /// "FILE:LINE: MESSAGE", as compilers and systemd print problems.
+    public var description: String { line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)" }
 }
 
 /// What `status` reports.

@@ -75,8 +75,11 @@ enum CalendarVerb {
             for (k, t) in next.enumerated() {
                 let label = k == 0 ? "    Next elapse" : "       Iter. #\(k + 1)"
                 Output.line("\(label): \(show(t, local))")
-                if local.name != "UTC" || local.offset(at: t) != 0 { Output.line("       (in UTC): \(show(t, .utc))") }
-                Output.line("       From now: \(relative(t, now))")
+                // As systemd-analyze: the UTC line only where local time is not UTC.
+                if local.offset(at: t) != 0 || local.abbreviation(at: t) != "UTC" {
+                    Output.line("       (in UTC): \(show(t, .utc))")
+                }
+                Output.line("       From now: \(relative(t, clockNow()))")
             }
         }
         if a.has("--json") { Output.json(answers) }
@@ -92,8 +95,35 @@ enum CalendarVerb {
         return "\(days[c.weekday]) \(d.description) \(zone.abbreviation(at: t))"
     }
 
+    /// This machine's wall clock: systemd-analyze measures "From now" from the real now, whatever --base-time says.
+    static func clockNow() -> WallTime {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return WallTime(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
+    }
+
+    /// systemd's relative timestamp: "1 day 6h left", "3 months 13 days left", "5min ago".
     static func relative(_ t: WallTime, _ now: WallTime) -> String {
-        let s = (t - now).nanoseconds / 1_000_000_000
-        return s >= 0 ? "in " + TimeSpan.format(.seconds(s)) : TimeSpan.format(.seconds(-s)) + " ago"
+        let future = t >= now
+        let suffix = future ? "left" : "ago"
+        let d = abs((t - now).nanoseconds) / 1000
+        let sec: Int64 = 1_000_000, minute = 60 * sec, hour = 60 * minute, day = 24 * hour
+        let week = 7 * day, month = 2_629_800 * sec, year = 31_557_600 * sec
+        func unit(_ n: Int64, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+        switch d {
+        case year...: return "\(unit(d / year, "year", "years")) \(unit(d % year / month, "month", "months")) \(suffix)"
+        case month...: return "\(unit(d / month, "month", "months")) \(unit(d % month / day, "day", "days")) \(suffix)"
+        case week...: return "\(unit(d / week, "week", "weeks")) \(unit(d % week / day, "day", "days")) \(suffix)"
+        case (2 * day)...: return "\(d / day) days \(suffix)"
+        case (25 * hour)...: return "1 day \((d - day) / hour)h \(suffix)"
+        case (6 * hour)...: return "\(d / hour)h \(suffix)"
+        case hour...: return "\(d / hour)h \(d % hour / minute)min \(suffix)"
+        case (5 * minute)...: return "\(d / minute)min \(suffix)"
+        case minute...: return "\(d / minute)min \(d % minute / sec)s \(suffix)"
+        case sec...: return "\(d / sec)s \(suffix)"
+        case 1000...: return "\(d / 1000)ms \(suffix)"
+        case 1...: return "\(d)us \(suffix)"
+        default: return "now"
+        }
     }
 }

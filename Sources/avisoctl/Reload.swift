@@ -11,7 +11,7 @@ enum Reload {
         let a = Arguments(argv, verb: "reload", options: [])
         if let extra = a.positionals.first { Output.fail(2, "unexpected argument '\(extra)'") }
         guard case .reloaded(let problems) = context.send(.reload) else { Output.fail(1, "unexpected reply") }
-        for p in problems { FileHandleOut.stderr("avisoctl: \(Status.describe(p))\n") }
+        for p in problems { FileHandleOut.stderr("avisoctl: \(p)\n") }
         if !problems.isEmpty { Output.fail(1, "configuration not changed") }
     }
 }

@@ -34,10 +34,6 @@ enum Status {
         if s.waiting > 0 {
             Output.line("Waiting: \(s.waiting) due notification(s): \(s.waitingReason ?? "retrying")")
         }
-        for p in s.configErrors { Output.line("Config error: \(describe(p))") }
-    }
-
-    static func describe(_ p: ConfigProblem) -> String {
-        p.line.map { "\(p.file):\($0): \(p.message)" } ?? "\(p.file): \(p.message)"
+        for p in s.configErrors { Output.line("Config error: \(p)") }
     }
 }

@@ -119,11 +119,7 @@ struct ReminderBuilder {
                 fail(values["TimeZone"]?.line, "TimeZone=\(zone.name) contradicts the zone '\(named)' at the end of OnCalendar=; give one")
                 return nil
             }
-            guard let trigger = ReminderBuilder.calendarTrigger(spec: value, zone: zone?.name, policy: policy) else {
-                fail(line, "OnCalendar= is not supported by this build of avisod yet")
-                return nil
-            }
-            return trigger
+            return .calendar(CalendarTrigger(spec: value, zone: zone?.name, policy: policy))
         }
     }
 

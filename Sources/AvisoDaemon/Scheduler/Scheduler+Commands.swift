@@ -154,21 +154,17 @@ extension Scheduler {
     public func reload() -> [ConfigProblem] {
         systemd.reloading(monotonicUsec: UInt64(KernelClocks.read(CLOCK_MONOTONIC) / 1000))
         let result = loadConfiguration()
-        for w in result.warnings { Log.warning(describe(w)) }
+        for w in result.warnings { Log.warning(w.description) }
         configErrors = result.errors
         if let c = result.configuration {
             configuration = c
             Log.info("configuration reloaded: window \(c.window)")
         } else {
-            for e in result.errors { Log.error(describe(e) + " (previous configuration kept)") }
+            for e in result.errors { Log.error(e.description + " (previous configuration kept)") }
         }
         reconcile()
         systemd.ready(status: lastStatus)
         return result.errors
-    }
-
-    func describe(_ p: ConfigProblem) -> String {
-        p.line.map { "\(p.file):\($0): \(p.message)" } ?? "\(p.file): \(p.message)"
     }
 
     /// Which of `ids` a selector names; explicit identifiers that do not exist are an error, reported all at once.

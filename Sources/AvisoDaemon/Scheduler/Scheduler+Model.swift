@@ -34,8 +34,8 @@ extension Scheduler {
             }
         }
         await removeFromModel(gone.sorted(), why: "no longer declared")
-        for p in directory.problems { Log.error(describe(p) + " (its last good version stays in effect)") }
-        for w in directory.warnings { Log.warning(describe(w)) }
+        for p in directory.problems { Log.error(p.description + " (its last good version stays in effect)") }
+        for w in directory.warnings { Log.warning(w.description) }
     }
 
     /// Removes requests from the model and closes their popups still on screen: no ghost is left behind.
