@@ -24,11 +24,15 @@ let package = Package(
 
         .executableTarget(name: "avisod", dependencies: ["AvisoDaemon"]),
         .executableTarget(name: "avisoctl", dependencies: ["AvisoProtocol", "AvisoCore"]),
+        // Benchmarks: next-elapse cost beside Foundation (see Benchmarks/run).
+        .executableTarget(name: "aviso-bench", dependencies: ["AvisoCore", "AvisoProtocol"]),
 
         // Test seams: manual clock, process fixtures, a test notification server.
         .target(name: "AvisoTestSupport", dependencies: ["AvisoCore", "AvisoProtocol"]),
-        .executableTarget(name: "aviso-test-notifyd", dependencies: ["CNotify", "CShims"]),
-        .executableTarget(name: "aviso-test-logind", dependencies: ["CNotify", "CShims"]),
+        // GDBus name owning, stdin commands and JSON event lines shared by the two test servers.
+        .target(name: "TestBusServerKit", dependencies: ["CNotify"]),
+        .executableTarget(name: "aviso-test-notifyd", dependencies: ["CNotify", "CShims", "TestBusServerKit"]),
+        .executableTarget(name: "aviso-test-logind", dependencies: ["CNotify", "CShims", "TestBusServerKit"]),
 
         .testTarget(name: "AvisoCoreTests", dependencies: ["AvisoCore", "AvisoTestSupport"]),
         .testTarget(name: "AvisoProtocolTests", dependencies: ["AvisoProtocol"]),

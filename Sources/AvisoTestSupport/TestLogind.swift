@@ -1,5 +1,3 @@
-import Foundation
-
 /// The `aviso-test-logind` executable run as a child process: a stand-in for systemd-logind's Manager on a test
 /// system bus that hands out inhibitor fds, reports when they are closed, and emits PrepareForSleep on command.
 ///
@@ -7,7 +5,7 @@ import Foundation
 /// `next(_:timeout:)`.
 public final class TestLogind: @unchecked Sendable {
     /// One line the server printed.
-    public struct Event: Decodable, Hashable, Sendable {
+    public struct Event: JSONLineEvent, Hashable {
         /// "ready", "inhibit" (an Inhibit call), "released" (an inhibitor fd was closed by every holder),
         /// "sleep"/"resume" (PrepareForSleep true/false was emitted), "lost", "error".
         public var event: String
@@ -34,72 +32,36 @@ public final class TestLogind: @unchecked Sendable {
     /// The bus the server is on.
     public let busAddress: String
 
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    private let lines = LineChannel()
+    private let child: JSONLineProcess<Event>
 
     /// Prepares (does not start) a server on the bus at `busAddress` (passed to it as `DBUS_SYSTEM_BUS_ADDRESS`).
     public init(busAddress: String) {
         self.busAddress = busAddress
-        process.executableURL = URL(fileURLWithPath: Products.path("aviso-test-logind"))
-        var environment = ProcessInfo.processInfo.environment
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = busAddress
-        process.environment = environment
-        process.standardInput = input
-        process.standardOutput = output
+        child = JSONLineProcess("aviso-test-logind", environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress])
     }
-
-    deinit { stop() }
 
     /// Runs the server and waits until it owns org.freedesktop.login1.
     ///
     /// Throws when the name is already owned on that bus, the bus is unreachable, or nothing happens within `timeout`.
     public func start(timeout: Duration = .seconds(10)) async throws {
-        lines.attach(output.fileHandleForReading)
-        try process.run()
-        let first = try await next(timeout: timeout)
-        guard first.event == "ready", let unique = first.unique else {
-            stop()
-            throw BusFixtureError("aviso-test-logind did not start: \(first)")
-        }
-        self.unique = unique
+        unique = try await child.start(timeout: timeout).unique ?? ""
     }
 
     /// The next event, of the given kind when `kind` is not nil (others are skipped), waiting at most `timeout`
     /// (a failure bound, not a delay).
     public func next(_ kind: String? = nil, timeout: Duration = .seconds(10)) async throws -> Event {
-        let line = try await lines.next(timeout: timeout) { line in
-            guard let kind else { return true }
-            return (try? JSONDecoder().decode(Event.self, from: Data(line.utf8)))?.event == kind
-        }
-        do {
-            return try JSONDecoder().decode(Event.self, from: Data(line.utf8))
-        } catch {
-            throw BusFixtureError("aviso-test-logind printed something that is not an event: \(line)")
-        }
+        try await child.next(kind, timeout: timeout)
     }
 
     /// Every event printed so far, consumed or not.
-    public var events: [Event] {
-        lines.all.compactMap { try? JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
-    }
+    public var events: [Event] { child.events }
 
     /// Emits PrepareForSleep(true), as logind does just before suspend; a "sleep" event follows once it is out.
-    public func sleep() { send("sleep\n") }
+    public func sleep() { child.send("sleep") }
 
     /// Emits PrepareForSleep(false), as logind does after resume; a "resume" event follows once it is out.
-    public func resume() { send("resume\n") }
+    public func resume() { child.send("resume") }
 
     /// Stops the server (its bus name is released when it exits) and waits for it; idempotent.
-    public func stop() {
-        guard process.isRunning else { return }
-        send("quit\n")
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-    }
-
-    private func send(_ line: String) {
-        try? input.fileHandleForWriting.write(contentsOf: Data(line.utf8))
-    }
+    public func stop() { child.stop() }
 }

@@ -1,4 +1,5 @@
 internal import CNotify
+import TestBusServerKit
 
 /// Converts D-Bus values (GVariant) into the JSON the test server reports.
 enum GVariantJSON {

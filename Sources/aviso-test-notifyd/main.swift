@@ -1,4 +1,5 @@
 import Glibc
+import TestBusServerKit
 
 // aviso-test-notifyd: a scriptable org.freedesktop.Notifications server for tests.
 // Usage: aviso-test-notifyd [--caps body,body-markup,actions] [--name NAME] [--version V]
@@ -10,7 +11,7 @@ var version = "1.0"
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
     guard let value = arguments.popFirst() else {
-        writeLine("aviso-test-notifyd: \(option) needs a value", to: 2)
+        EventLine.write("aviso-test-notifyd: \(option) needs a value", to: 2)
         exit(2)
     }
     switch option {
@@ -18,7 +19,7 @@ while let option = arguments.popFirst() {
     case "--name": name = value
     case "--version": version = value
     default:
-        writeLine("aviso-test-notifyd: unknown option \(option)", to: 2)
+        EventLine.write("aviso-test-notifyd: unknown option \(option)", to: 2)
         exit(2)
     }
 }

@@ -29,7 +29,7 @@ struct TimeZoneChangeTests {
         let line = try await f.daemon.log.next { $0.contains("local time zone changed") }
         let took = ContinuousClock.now - changed
         #expect(line.contains("America/New_York"))
-        #expect(took < .seconds(1), "zone change to re-armed timers took \(took)")
+        #expect(took < .seconds(2), "zone change to re-armed timers took \(took)")
 
         let after = try Self.nextByID(f)
         #expect(after["anchored"] == before["anchored"])

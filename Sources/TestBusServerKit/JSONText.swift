@@ -1,16 +1,22 @@
-/// A JSON value built by the test server for its event lines; hand-written so the server links no Foundation.
-enum JSONText {
+/// A JSON value built by a test server for its event lines; hand-written so the servers link no Foundation.
+public enum JSONText {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// An integer, written exactly.
     case int(Int64)
+    /// A number; infinities and NaN become `null`, which JSON cannot otherwise say.
     case double(Double)
+    /// A string, escaped as JSON needs.
     case string(String)
+    /// An array, items in order.
     case array([JSONText])
     /// Keys keep their order so event lines read the same way every time.
     case object([(String, JSONText)])
 
-    /// The compact, one-line encoding.
-    var encoded: String {
+    /// The compact, one-line encoding: control characters are escaped, so it never contains a newline.
+    public var encoded: String {
         switch self {
         case .null: return "null"
         case .bool(let b): return b ? "true" : "false"
@@ -23,7 +29,8 @@ enum JSONText {
         }
     }
 
-    static func quote(_ s: String) -> String {
+    /// `s` as a JSON string literal, quotes included.
+    public static func quote(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -1,0 +1,38 @@
+import Foundation
+
+// aviso-bench: the in-process benchmarks of Benchmarks/run (the daemon-level ones are Python scripts there).
+let usage = """
+    Usage: aviso-bench elapse [--detail]   median cost of a next-elapse computation beside Foundation's nextDate
+           aviso-bench specs               the benchmark's specs with their zones, one a line (for systemd-analyze)
+    """
+
+func us(_ ns: Double) -> String { String(format: "%.2f µs", ns / 1_000) }
+
+let args = Array(CommandLine.arguments.dropFirst())
+switch args.first {
+case "specs":
+    for zone in BenchCase.zones { for c in BenchCase.mix { print("\(c.spec) \(zone)") } }
+case "elapse":
+    do {
+        let bench = try ElapseBenchmark()
+        let (t, per) = bench.run()
+        if args.contains("--detail") {
+            for (label, s) in per {
+                print("  \(label): aviso \(us(Stopwatch.median(s.aviso))), systemd policy \(us(Stopwatch.median(s.systemd))), "
+                      + "Foundation \(us(Stopwatch.median(s.foundation))), agree \(s.agreed)/\(s.compared)")
+            }
+        }
+        let a = Stopwatch.median(t.aviso), f = Stopwatch.median(t.foundation)
+        print("next elapse, \(bench.subjects.count) spec×zone cases, \(t.aviso.count * bench.chain) calls: "
+              + "aviso median \(us(a)) (p90 \(us(Stopwatch.percentile(t.aviso, 0.9))); systemd policy "
+              + "\(us(Stopwatch.median(t.systemd)))) | Foundation Calendar.nextDate median \(us(f)) "
+              + "(p90 \(us(Stopwatch.percentile(t.foundation, 0.9)))), \(String(format: "%.0f", f / a))× aviso; "
+              + "answers agree \(t.agreed) of \(t.compared)")
+    } catch {
+        FileHandle.standardError.write(Data("aviso-bench: \(error)\n".utf8))
+        exit(1)
+    }
+default:
+    FileHandle.standardError.write(Data(usage.utf8))
+    exit(2)
+}
