@@ -5,34 +5,12 @@
 public enum Schedule {
     /// The first deadline of `trigger` for a request added at `now`, or nil when a calendar spec never elapses.
     ///
-    /// Calendar triggers become `.wall(next elapse after now.wall)`, read in `zones`; others as below.
+    /// Intervals become `.boot(now.boot + span, ...)` with the matching wall estimate; dates become `.wall(at)`;
+    /// calendar triggers `.wall(next elapse after now.wall)`, read in `zones`.
     public static func firstDeadline(for trigger: Trigger, now: Now, zones: ZoneContext) -> Deadline? {
-        if case .calendar(let c) = trigger { return c.nextElapse(after: now.wall, zones: zones).map(Deadline.wall) }
-        return firstDeadline(for: trigger, now: now)
-    }
-
-    /// The deadline after the delivery made for `fired`, or nil when the trigger does not repeat (or a calendar
-    /// spec never elapses again).
-    ///
-    /// A calendar trigger's next deadline is its first elapse strictly after `now`: occurrences missed while
-    /// asleep or stopped collapse into the one delivery just made.
-    public static func deadline(after fired: Deadline, trigger: Trigger, now: Now, zones: ZoneContext) -> Deadline? {
-        if case .calendar(let c) = trigger {
-            let from = max(now.wall, fired.expectedWall(in: now))
-            return c.nextElapse(after: from, zones: zones).map(Deadline.wall)
-        }
-        return deadline(after: fired, trigger: trigger, now: now)
-    }
-
-    /// The first deadline of `trigger`, for a request added at `now`.
-    ///
-    /// Intervals become `.boot(now.boot + span, ...)` with the matching wall estimate; dates become `.wall(at)`.
-    /// Without zones, a calendar trigger is read in UTC; prefer `firstDeadline(for:now:zones:)`.
-    public static func firstDeadline(for trigger: Trigger, now: Now) -> Deadline {
         switch trigger {
         case .calendar(let c):
-            let utc = ZoneContext(local: .utc, named: { _ in .utc })
-            return .wall(c.nextElapse(after: now.wall, zones: utc) ?? WallTime(nanoseconds: .max))
+            return c.nextElapse(after: now.wall, zones: zones).map(Deadline.wall)
         case .interval(let span, _):
             return .boot(now.boot + span, bootID: now.bootID, wallEstimate: now.wall + span)
         case .date(let at):
@@ -40,25 +18,30 @@ public enum Schedule {
         }
     }
 
-    /// The deadline after the delivery made for `fired`, or nil when the trigger does not repeat.
+    /// The deadline after the delivery made for `fired`, or nil when the trigger does not repeat (or a calendar
+    /// spec never elapses again).
     ///
-    /// A repeating interval keeps its phase: the next deadline is the first `fired + k * span` (k >= 1) strictly
-    /// after `now`, so occurrences missed while asleep or stopped collapse into the one delivery just made. If
-    /// `fired` was read in another boot, the phase is continued on the wall clock and re-anchored on this boot.
-    ///
-    /// Without zones, a calendar trigger is read in UTC; prefer `deadline(after:trigger:now:zones:)`.
-    public static func deadline(after fired: Deadline, trigger: Trigger, now: Now) -> Deadline? {
-        if case .calendar = trigger {
-            return deadline(after: fired, trigger: trigger, now: now, zones: ZoneContext(local: .utc, named: { _ in .utc }))
-        }
-        guard case .interval(let span, true) = trigger, span > .zero else { return nil }
-        switch fired {
-        case .boot(let b, let id, _) where id == now.bootID:
-            let next = b + span * steps(from: b.nanoseconds, to: now.boot.nanoseconds, by: span.nanoseconds)
-            return .boot(next, bootID: now.bootID, wallEstimate: now.wall + (next - now.boot))
-        case .boot(_, _, let estimate), .wall(let estimate):
-            let next = estimate + span * steps(from: estimate.nanoseconds, to: now.wall.nanoseconds, by: span.nanoseconds)
-            return .boot(now.boot + (next - now.wall), bootID: now.bootID, wallEstimate: next)
+    /// Occurrences missed while asleep or stopped collapse into the one delivery just made. A calendar trigger's
+    /// next deadline is its first elapse strictly after `now` (and after `fired`). A repeating interval keeps its
+    /// phase: the first `fired + k * span` (k >= 1) strictly after `now`; if `fired` was read in another boot, the
+    /// phase is continued on the wall clock and re-anchored on this boot.
+    public static func deadline(after fired: Deadline, trigger: Trigger, now: Now, zones: ZoneContext) -> Deadline? {
+        switch trigger {
+        case .calendar(let c):
+            let from = max(now.wall, fired.expectedWall(in: now))
+            return c.nextElapse(after: from, zones: zones).map(Deadline.wall)
+        case .date:
+            return nil
+        case .interval(let span, let repeats):
+            guard repeats, span > .zero else { return nil }
+            switch fired {
+            case .boot(let b, let id, _) where id == now.bootID:
+                let next = b + span * steps(from: b.nanoseconds, to: now.boot.nanoseconds, by: span.nanoseconds)
+                return .boot(next, bootID: now.bootID, wallEstimate: now.wall + (next - now.boot))
+            case .boot(_, _, let estimate), .wall(let estimate):
+                let next = estimate + span * steps(from: estimate.nanoseconds, to: now.wall.nanoseconds, by: span.nanoseconds)
+                return .boot(now.boot + (next - now.wall), bootID: now.bootID, wallEstimate: next)
+            }
         }
     }
 
@@ -85,6 +68,9 @@ extension Trigger {
 
 /// The zone rules calendar triggers are read in: the machine's local zone now, and a loader for named zones.
 public struct ZoneContext: Sendable {
+    /// Everything in UTC: for arithmetic that involves no local time.
+    public static let utc = ZoneContext(local: .utc, named: { _ in .utc })
+
     /// The local zone in force (floating triggers follow it).
     public var local: ZoneRules
     /// The rules of a named zone, or nil if the tz database has no such zone.

@@ -1,6 +1,5 @@
 import AvisoCore
 import AvisoProtocol
-import Glibc
 
 extension Scheduler {
     /// Serves one control-socket command. Refusals change nothing.
@@ -152,7 +151,7 @@ extension Scheduler {
 
     /// Re-reads the configuration; with errors the previous one stays in effect and the errors are returned.
     public func reload() -> [ConfigProblem] {
-        systemd.reloading(monotonicUsec: UInt64(KernelClocks.read(CLOCK_MONOTONIC) / 1000))
+        systemd.reloading(monotonicUsec: SystemdNotifier.monotonicUsec())
         let result = loadConfiguration()
         for w in result.warnings { Log.warning(w.description) }
         configErrors = result.errors
