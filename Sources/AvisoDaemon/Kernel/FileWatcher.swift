@@ -185,9 +185,10 @@ public final class FileWatcher: Sendable {
         let hadConfig = table.watchesConfigDirectory
         let hadZone = table.watchesZoneDirectory
         pending.failures += table.refresh()
-        // A directory that reappeared may already hold files whose events were never seen: rescan it whole.
-        if !hadConfig && table.watchesConfigDirectory { pending.paths.insert(table.configDirectory) }
-        if !hadZone && table.watchesZoneDirectory { pending.zone = true }
+        // A directory that reappeared may already hold files whose events were never seen: rescan it whole. One
+        // that went away may have gone before its own events were read (they then name a forgotten watch).
+        if hadConfig != table.watchesConfigDirectory { pending.paths.insert(table.configDirectory) }
+        if hadZone != table.watchesZoneDirectory { pending.zone = true }
     }
 
     /// `*.conf`, not hidden: editors' temporary files (".x.conf.swp", ".#x.conf", "x.conf~") do not count.
