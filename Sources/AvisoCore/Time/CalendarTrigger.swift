@@ -5,32 +5,64 @@
 /// `zone == nil` here; giving both is refused by validation.
 public struct CalendarTrigger: Hashable, Sendable, Codable {
     /// The OnCalendar text as given ("Mon..Fri 09:00").
-    public var spec: String
+    public let spec: String
     /// The anchoring zone name, or nil for floating.
-    public var zone: String?
+    public let zone: String?
     /// What happens at DST changes.
-    public var policy: DSTPolicy
+    public let policy: DSTPolicy
+    /// The spec parsed once here, not at every elapse (a model may hold 100,000 of them); nil when it does not parse.
+    private let parsedSpec: CalendarSpec?
 
     /// Creates a calendar trigger; the spec is checked by `Request.validate`, not here.
     public init(spec: String, zone: String? = nil, policy: DSTPolicy = .aviso) {
         self.spec = spec
         self.zone = zone
         self.policy = policy
+        self.parsedSpec = try? CalendarSpec.parse(spec)
+    }
+
+    private enum CodingKeys: String, CodingKey { case spec, zone, policy }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(spec: try c.decode(String.self, forKey: .spec), zone: try c.decodeIfPresent(String.self, forKey: .zone),
+                  policy: try c.decode(DSTPolicy.self, forKey: .policy))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(spec, forKey: .spec)
+        try c.encodeIfPresent(zone, forKey: .zone)
+        try c.encode(policy, forKey: .policy)
+    }
+
+    /// Equal when written the same way; the parsed form follows from the text.
+    public static func == (a: CalendarTrigger, b: CalendarTrigger) -> Bool {
+        a.spec == b.spec && a.zone == b.zone && a.policy == b.policy
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(spec)
+        hasher.combine(zone)
+        hasher.combine(policy)
     }
 
     /// The parsed spec, or the parse error.
-    public func parsed() throws(ValidationError) -> CalendarSpec { try CalendarSpec.parse(spec) }
+    public func parsed() throws(ValidationError) -> CalendarSpec {
+        if let parsedSpec { return parsedSpec }
+        return try CalendarSpec.parse(spec)
+    }
 
     /// The zone name that decides local time: the trigger's, else the spec's own, else nil (the local zone).
     public var effectiveZone: String? {
         if let zone { return zone }
-        return (try? parsed())?.zone
+        return parsedSpec?.zone
     }
 
     /// The next elapse strictly after `after`, with the zones of `zones`; nil when the spec never elapses again,
     /// does not parse, or names a zone that cannot be loaded.
     public func nextElapse(after: WallTime, zones: ZoneContext) -> WallTime? {
-        guard let spec = try? parsed() else { return nil }
+        guard let spec = parsedSpec else { return nil }
         let rules: ZoneRules
         if let name = zone ?? spec.zone {
             guard let named = zones.named(name) else { return nil }

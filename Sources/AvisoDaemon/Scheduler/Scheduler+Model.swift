@@ -10,6 +10,7 @@ extension Scheduler {
         let declared = directory.reminders
         var gone: [String] = []
         for (id, r) in requests where r.source != nil && declared[id] == nil { gone.append(id) }
+        var changed: [(ScheduledRequest, isNew: Bool, line: Int)] = []
         for (id, d) in declared {
             let old = requests[id]
             if let old, old.source == nil {
@@ -25,13 +26,23 @@ extension Scheduler {
                 r.fireCount = old.fireCount
                 r.lastFired = old.lastFired
             }
-            do {
-                try store.put(r)
-                requests[id] = r
-                Log.info("\(old == nil ? "declared" : "updated") '\(id)' from \(d.file):\(d.line) (\(r.request.trigger.summary))")
-            } catch {
-                Log.error("cannot store the reminder '\(id)' of \(d.file): \(error)")
+            changed.append((r, old == nil, d.line))
+        }
+        do {
+            // One transaction for the whole directory: 100,000 reminders load with one disk flush, not 100,000.
+            try store.put(changed.map(\.0))
+        } catch {
+            Log.error("cannot store the declared reminders: \(error)")
+            return
+        }
+        for (r, _, _) in changed { requests[r.request.id] = r }
+        if changed.count <= 20 {
+            for (r, isNew, line) in changed.sorted(by: { $0.0.request.id < $1.0.request.id }) {
+                Log.info("\(isNew ? "declared" : "updated") '\(r.request.id)' from \(r.source ?? "?"):\(line) (\(r.request.trigger.summary))")
             }
+        } else {
+            let added = changed.filter(\.isNew).count
+            Log.info("declared \(added) and updated \(changed.count - added) reminder(s) from \(directory.path)")
         }
         await removeFromModel(gone.sorted(), why: "no longer declared")
         for p in directory.problems { Log.error(p.description + " (its last good version stays in effect)") }
@@ -71,6 +82,7 @@ extension Scheduler {
     func zoneChanged() {
         let started = KernelClocks.now()
         let old = zones.local.name
+        zoneLookup.localChanged()
         zones = zoneLookup.context()
         let current = now()
         var moved = 0

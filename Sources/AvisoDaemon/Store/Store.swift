@@ -67,6 +67,14 @@ public final class Store {
     }
 
     /// Deletes the requests with these identifiers; unknown identifiers are ignored.
+    /// Inserts or replaces many requests in one transaction (one disk flush), as a reminder directory loads.
+    public func put(_ rs: [ScheduledRequest]) throws(StoreError) {
+        guard !rs.isEmpty else { return }
+        try transaction { () throws(StoreError) in
+            for r in rs { try write(r) }
+        }
+    }
+
     public func deleteRequests(_ ids: [String]) throws(StoreError) {
         try transaction { () throws(StoreError) in
             for id in ids { try statement("DELETE FROM requests WHERE id = ?").run([.text(id)]) }
