@@ -1,0 +1,42 @@
+# Shared set-up for the benchmarks: a private session bus, the test notification server, a release avisod.
+# Source it; it defines BIN, WORK, DBUS_SESSION_BUS_ADDRESS, AVISO_SOCKET, start_daemon, stop_all.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BIN="$ROOT/.build/release"
+WORK=$(mktemp -d /tmp/aviso-bench.XXXXXX)
+mkdir -p "$WORK/run" && chmod 700 "$WORK/run"
+export XDG_RUNTIME_DIR="$WORK/run" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
+export AVISO_SOCKET="$WORK/run/aviso/ctl.sock"
+unset NOTIFY_SOCKET WATCHDOG_USEC
+
+cat > "$WORK/session.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>unix:path=$WORK/bus</listen>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+</busconfig>
+CONF
+dbus-daemon --config-file="$WORK/session.conf" --fork --print-pid=1 > "$WORK/dbus.pid"
+export DBUS_SESSION_BUS_ADDRESS="unix:path=$WORK/bus"
+
+# The test server reports each Notify with its arrival time; its stdin stays open on a fifo until stop_all.
+mkfifo "$WORK/server.in"
+"$BIN/aviso-test-notifyd" < "$WORK/server.in" > "$WORK/server.out" &
+SERVER_PID=$!
+exec 9> "$WORK/server.in"
+until grep -q '"ready"' "$WORK/server.out" 2>/dev/null; do sleep 0.05; done
+
+start_daemon() {
+    "$BIN/avisod" 2> "$WORK/daemon.log" &
+    DAEMON_PID=$!
+    until grep -q "ready; control socket" "$WORK/daemon.log" 2>/dev/null; do sleep 0.05; done
+}
+
+stop_all() {
+    [ -n "${DAEMON_PID:-}" ] && kill "$DAEMON_PID" 2>/dev/null && wait "$DAEMON_PID" 2>/dev/null || true
+    exec 9>&- || true
+    kill "$SERVER_PID" 2>/dev/null || true
+    kill "$(cat "$WORK/dbus.pid")" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap stop_all EXIT
