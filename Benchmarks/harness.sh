@@ -4,7 +4,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN="$ROOT/.build/release"
 WORK=$(mktemp -d /tmp/aviso-bench.XXXXXX)
-mkdir -p "$WORK/run" && chmod 700 "$WORK/run"
+mkdir -p "$WORK/run" "$WORK/config/aviso" && chmod 700 "$WORK/run"
 export XDG_RUNTIME_DIR="$WORK/run" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
 export AVISO_SOCKET="$WORK/run/aviso/ctl.sock"
 unset NOTIFY_SOCKET WATCHDOG_USEC

@@ -32,6 +32,7 @@ struct SleepResumeTests {
         _ = try await f.daemon.log.next { $0.contains("resumed: reconciling") }
         let reconcileTime = ContinuousClock.now - resumed
         #expect(reconcileTime < .seconds(1), "resume to reconcile took \(reconcileTime)")
+        print("measured: PrepareForSleep(false) to reconcile in \(reconcileTime)")
         let again = try await logind.next("inhibit")
         #expect(again.id != inhibit.id)
     }
