@@ -51,7 +51,7 @@ public final class ControlServer: Sendable {
         guard state.withLock({ s in s.started ? false : { s.started = true; return true }() }) else {
             throw SystemError("ControlServer.start called twice", Errno(rawValue: EALREADY))
         }
-        try makeParentDirectory()
+        try Directories.createParents(of: path)
         try removeStaleSocket()
         let fd = try UnixSocket.make()
         do {
@@ -220,16 +220,6 @@ public final class ControlServer: Sendable {
         close(fd)
     }
 
-    private func makeParentDirectory() throws(SystemError) {
-        var components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        components.removeLast()
-        var current = ""
-        for (index, component) in components.enumerated() {
-            current += index == 0 ? component : "/" + component
-            if current.isEmpty || component.isEmpty || component == "." { continue }
-            if mkdir(current, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir \(current)", Errno(rawValue: errno)) }
-        }
-    }
 
     private func removeStaleSocket() throws(SystemError) {
         var info = stat()

@@ -326,16 +326,10 @@ public final class Store {
     }
 
     private static func makeParentDirectories(of path: String) throws(StoreError) {
-        var components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        components.removeLast()
-        var current = ""
-        for (index, component) in components.enumerated() {
-            current += index == 0 ? component : "/" + component
-            if current.isEmpty || component.isEmpty || component == "." { continue }
-            if mkdir(current, 0o700) != 0 && errno != EEXIST {
-                let reason = String(cString: strerror(errno))
-                throw StoreError(path: path, message: "cannot create the directory \(current) for the aviso database \(path): \(reason)")
-            }
+        do {
+            try Directories.createParents(of: path)
+        } catch {
+            throw StoreError(path: path, message: "cannot create the directory for the aviso database \(path): \(error)")
         }
     }
 }
