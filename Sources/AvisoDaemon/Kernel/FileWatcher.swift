@@ -12,12 +12,12 @@ import Synchronization
 ///
 /// Debounce: events are collected until `quiet` passes without a new one (at most `maximumDelay` after the first),
 /// then one `.configChanged` with every path seen and/or one `.zoneChanged` is emitted. An editor's save (write
-/// temp, fsync, rename, chmod) takes well under a millisecond of kernel events, so a 20 ms quiet period merges it
+/// temp, fsync, rename, chmod) takes well under a millisecond of kernel events, so a 10 ms quiet period merges it
 /// while leaving most of the 50 ms edit-to-re-arm budget to parsing and reconciling.
 /// Call `stop()` when done: the thread keeps the watcher alive until then.
 public final class FileWatcher: Sendable {
     /// The default quiet period that ends a burst.
-    public static let defaultQuiet = Span.milliseconds(20)
+    public static let defaultQuiet = Span.milliseconds(10)
     /// A burst that never goes quiet is still reported this long after its first event.
     public static let maximumDelay = Span.milliseconds(250)
 

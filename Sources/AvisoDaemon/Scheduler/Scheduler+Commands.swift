@@ -83,6 +83,10 @@ extension Scheduler {
     func listItems() -> [ListItem] {
         let current = now()
         let armedIDs = Set(window.map(\.id))
+        // Why each request waits needs the whole order: planned here, for `list`, not on every fire.
+        let plan = WindowPlanner.plan(
+            windowEntries(), now: current, limit: configuration.window, budgets: configuration.priorities.budgets)
+        let waiting = Dictionary(plan.waiting.map { ($0.id, $0.reason) }, uniquingKeysWith: { a, _ in a })
         return requests.values.map { r -> (WallTime?, ListItem) in
             let wall = r.next.map { $0.expectedWall(in: current) }
             let id = r.request.id

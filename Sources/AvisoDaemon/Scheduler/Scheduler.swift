@@ -30,8 +30,6 @@ public actor Scheduler {
     var armed: [String: TimerSpec] = [:]
     /// The armed timers in window order (soonest first), as last planned.
     var window: [TimerSpec] = []
-    /// Why each request outside the window waits, as last planned.
-    var waiting: [String: WaitReason] = [:]
     /// Counters since start, for `stats`.
     var evictions: [Int: Int] = [:]
     var firedCount = 0
@@ -101,17 +99,20 @@ public actor Scheduler {
         return c == PriorityRules.unmatchedClass && r.request.priority == nil && r.source != nil ? 0 : c
     }
 
+    /// The whole model as the window planner sees it.
+    func windowEntries() -> [WindowEntry] {
+        requests.values.compactMap { r in
+            r.next.map { WindowEntry(id: r.request.id, deadline: $0, priorityClass: priorityClass(of: r)) }
+        }
+    }
+
     /// Recomputes the window from the whole model and applies the difference: a no-op touches no timer.
     func reconcile() {
         let current = now()
         reconcileCount += 1
-        let entries = requests.values.compactMap { r in
-            r.next.map { WindowEntry(id: r.request.id, deadline: $0, priorityClass: priorityClass(of: r)) }
-        }
-        let plan = WindowPlanner.plan(
-            entries, now: current, limit: configuration.window, budgets: configuration.priorities.budgets)
-        waiting = Dictionary(plan.waiting.map { ($0.id, $0.reason) }, uniquingKeysWith: { a, _ in a })
-        for action in Reconciler.diff(desired: plan.armed, armed: armed) {
+        let desired = WindowPlanner.armed(
+            windowEntries(), now: current, limit: configuration.window, budgets: configuration.priorities.budgets)
+        for action in Reconciler.diff(desired: desired, armed: armed) {
             switch action {
             case .arm(let spec):
                 do {
@@ -124,14 +125,15 @@ public actor Scheduler {
             case .disarm(let id):
                 timers.disarm(id)
                 armed[id] = nil
-                if let r = requests[id], let reason = waiting[id] {
+                // Still in the model and still due some day, yet no longer armed: another request took its slot.
+                if let r = requests[id], r.next != nil {
                     let c = priorityClass(of: r)
                     evictions[c, default: 0] += 1
-                    Log.notice("evicted '\(id)' (class \(c)) from the window: \(describe(reason))")
+                    Log.notice("evicted '\(id)' (class \(c)) from the window: an earlier or more important request took its slot")
                 }
             }
         }
-        window = plan.armed
+        window = desired
         publishStatus()
     }
 
