@@ -140,9 +140,9 @@ enum Add {
     /// Relative image paths are taken from the current directory: the daemon does not share it.
     private static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        return String(cString: buffer) + "/" + path
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX))
+        guard buffer.withUnsafeMutableBufferPointer({ getcwd($0.baseAddress.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self) }, $0.count) }) != nil else { return path }
+        return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self) + "/" + path
     }
 
     /// A random identifier like "aviso-3f9c2a71d04e".

@@ -214,7 +214,9 @@ struct CalendarSearch {
         let t = CivilDateTime.floorDiv(us, 1_000_000)
         if zone != nil { guess = zone!.offset(at: WallTime(seconds: t)) }
         let tm = localtime(t)
-        guard var (found, usec) = findNext(tm, usec: Int(us - t * 1_000_000)) else { return nil }
+        guard let next = findNext(tm, usec: Int(us - t * 1_000_000)) else { return nil }
+        var found = next.0
+        let usec = next.1
         guard let s = mktime(&found) else { return nil }
         return s * 1_000_000 + Int64(usec)
     }

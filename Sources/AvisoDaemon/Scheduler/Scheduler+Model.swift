@@ -5,13 +5,24 @@ extension Scheduler {
     /// Makes the model agree with the declared reminders: new ones are added, changed ones updated, ones no longer
     /// declared removed (with their popups). A reminder whose trigger did not change keeps its schedule, so an
     /// `Every=` rhythm survives restarts and edits of other keys.
-    func adoptDeclared(_ directory: ReminderDirectory) async {
+    ///
+    /// With `changes` (what a reload of the directory reported) only those identifiers are looked at, so editing one
+    /// file of a large model costs what that file holds; without, the whole directory is compared with the model.
+    func adoptDeclared(_ directory: ReminderDirectory, changes: ReminderChanges? = nil) async {
         let current = now()
         let declared = directory.reminders
         var gone: [String] = []
-        for (id, r) in requests where r.source != nil && declared[id] == nil { gone.append(id) }
+        let candidates: [String]
+        if let changes {
+            gone = changes.removed.filter { requests[$0]?.source != nil && declared[$0] == nil }
+            candidates = Array(changes.added.union(changes.updated))
+        } else {
+            for (id, r) in requests where r.source != nil && declared[id] == nil { gone.append(id) }
+            candidates = Array(declared.keys)
+        }
         var changed: [(ScheduledRequest, isNew: Bool, line: Int)] = []
-        for (id, d) in declared {
+        for id in candidates {
+            guard let d = declared[id] else { continue }
             let old = requests[id]
             if let old, old.source == nil {
                 Log.warning("'\(id)' is declared in \(d.file): it replaces the request of that name added over the socket")
@@ -109,7 +120,7 @@ extension Scheduler {
             let changes = reminders.reload(changed: whole ? nil : paths)
             if paths.contains(configFile) { _ = reload() }
             guard !changes.isEmpty || !reminders.problems.isEmpty else { return }
-            await adoptDeclared(reminders)
+            await adoptDeclared(reminders, changes: changes)
         case .zoneChanged:
             zoneChanged()
             _ = reminders.reparseAll()
