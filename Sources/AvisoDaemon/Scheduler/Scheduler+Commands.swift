@@ -43,7 +43,8 @@ extension Scheduler {
         } catch {
             return .error(ReplyError(code: "internal", message: "could not store the request: \(error)"))
         }
-        let replaced = requests.updateValue(scheduled, forKey: request.id) != nil
+        let replaced = requests[request.id] != nil
+        requests[request.id] = scheduled
         Log.info("\(replaced ? "replaced" : "added") '\(request.id)' (\(request.trigger.summary))")
         reconcile()
         return .ok(.added(request.id))
@@ -161,6 +162,7 @@ extension Scheduler {
         configErrors = result.errors
         if let c = result.configuration {
             configuration = c
+            requests.rules = c.priorities
             Log.info("configuration reloaded: window \(c.window)")
         } else {
             for e in result.errors { Log.error(e.description + " (previous configuration kept)") }

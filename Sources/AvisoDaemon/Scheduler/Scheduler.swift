@@ -26,7 +26,7 @@ public actor Scheduler {
 
     var configuration: Configuration
     var configErrors: [ConfigProblem] = []
-    var requests: [String: ScheduledRequest] = [:]
+    var requests: RequestModel
     var armed: [String: TimerSpec] = [:]
     /// The armed timers in window order (soonest first), as last planned.
     var window: [TimerSpec] = []
@@ -69,6 +69,7 @@ public actor Scheduler {
         self.loadConfiguration = loadConfiguration
         self.version = version
         self.configuration = configuration.configuration ?? .defaults
+        self.requests = RequestModel(rules: self.configuration.priorities)
         self.configErrors = configuration.errors
         self.retryDelay = self.configuration.retryInitial
         self.started = now()
@@ -91,20 +92,10 @@ public actor Scheduler {
         Task { await self.deliverOutbox() }
     }
 
-    /// The priority class of a request: `Priority=` if set, else its identifier's prefix; a declared reminder that
-    /// matches no prefix was set by the person, the highest class.
-    func priorityClass(of r: ScheduledRequest) -> Int {
-        let rules = configuration.priorities
-        let c = rules.priorityClass(for: r.request.id, override: r.request.priority)
-        return c == PriorityRules.unmatchedClass && r.request.priority == nil && r.source != nil ? 0 : c
-    }
+    func priorityClass(of r: ScheduledRequest) -> Int { requests.priorityClass(of: r) }
 
     /// The whole model as the window planner sees it.
-    func windowEntries() -> [WindowEntry] {
-        requests.values.compactMap { r in
-            r.next.map { WindowEntry(id: r.request.id, deadline: $0, priorityClass: priorityClass(of: r)) }
-        }
-    }
+    func windowEntries() -> [WindowEntry] { Array(requests.entries.values) }
 
     /// Recomputes the window from the whole model and applies the difference: a no-op touches no timer.
     func reconcile() {
