@@ -146,10 +146,12 @@ public enum Codec {
     private static func line(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Every value here is encodable by construction; a failure would be a programming error.
-        var bytes = [UInt8](try! encoder.encode(value))
-        bytes.append(UInt8(ascii: "\n"))
-        return bytes
+        // Only a non-finite number cannot be written; validation keeps them out, and if one slips through the peer
+        // gets a line it rejects with a reason instead of this process trapping.
+        guard let data = try? encoder.encode(value) else {
+            return Array(#"{"error":{"code":"internal","message":"a value could not be written as JSON"},"ok":false,"v":1}"#.utf8) + [10]
+        }
+        return [UInt8](data) + [10]
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -82,7 +82,7 @@ enum Add {
             } catch { Output.fail(2, "--in: \(error.message)") }
         case (nil, let time?):
             if a.has("--repeat") { Output.fail(2, "--repeat goes with --in, not --at") }
-            let env = Dictionary(ProcessEnvironment.all(), uniquingKeysWith: { _, last in last })
+            let env = ProcessEnvironment.current
             do {
                 let at = try DateTimeInput.parse(
                     time, localZone: ZoneDatabase.local(environment: env),
@@ -94,7 +94,7 @@ enum Add {
 
     private static func calendar(_ text: String, _ a: Arguments) -> Trigger {
         if a.has("--in") || a.has("--at") || a.has("--repeat") { Output.fail(2, "--on cannot be used with --in, --at or --repeat") }
-        let env = Dictionary(ProcessEnvironment.all(), uniquingKeysWith: { _, last in last })
+        let env = ProcessEnvironment.current
         let spec: CalendarSpec
         do {
             spec = try CalendarSpec.parse(text, isZone: { ZoneDatabase.load($0, environment: env) != nil })
@@ -120,7 +120,7 @@ enum Add {
             title: a.value("--title") ?? "", subtitle: a.value("--subtitle") ?? "", body: a.value("--body") ?? "",
             threadID: a.value("--thread"), categoryID: a.value("--category"), image: a.value("--image").map(absolute))
         if let r = a.value("--relevance") {
-            guard let x = Double(r) else { Output.fail(2, "--relevance: '\(r)' is not a number (expected 0 to 1)") }
+            guard let x = Double(r), x.isFinite else { Output.fail(2, "--relevance: '\(r)' is not a number (expected 0 to 1)") }
             c.relevance = x
         }
         if let l = a.value("--level") {

@@ -36,7 +36,7 @@ enum CalendarVerb {
         guard let policy = DSTPolicy(rawValue: a.value("--dst") ?? "aviso") else {
             Output.fail(2, "--dst: '\(a.value("--dst")!)' is not aviso or systemd")
         }
-        let env = Dictionary(ProcessEnvironment.all(), uniquingKeysWith: { _, last in last })
+        let env = ProcessEnvironment.current
         let local = ZoneDatabase.local(environment: env)
         let now: WallTime
         if let base = a.value("--base-time") {
@@ -79,7 +79,7 @@ enum CalendarVerb {
                 if local.offset(at: t) != 0 || local.abbreviation(at: t) != "UTC" {
                     Output.line("       (in UTC): \(show(t, .utc))")
                 }
-                Output.line("       From now: \(relative(t, clockNow()))")
+                Output.line("       From now: \(LocalTime.relative(t, LocalTime.clockNow()))")
             }
         }
         if a.has("--json") { Output.json(answers) }
@@ -93,37 +93,5 @@ enum CalendarVerb {
         let c = zone.civil(at: t)
         let d = CivilDateTime(year: c.year, month: c.month, day: c.day, hour: c.hour, minute: c.minute, second: c.second)
         return "\(days[c.weekday]) \(d.description) \(zone.abbreviation(at: t))"
-    }
-
-    /// This machine's wall clock: systemd-analyze measures "From now" from the real now, whatever --base-time says.
-    static func clockNow() -> WallTime {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return WallTime(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
-    }
-
-    /// systemd's relative timestamp: "1 day 6h left", "3 months 13 days left", "5min ago".
-    static func relative(_ t: WallTime, _ now: WallTime) -> String {
-        let future = t >= now
-        let suffix = future ? "left" : "ago"
-        let d = abs((t - now).nanoseconds) / 1000
-        let sec: Int64 = 1_000_000, minute = 60 * sec, hour = 60 * minute, day = 24 * hour
-        let week = 7 * day, month = 2_629_800 * sec, year = 31_557_600 * sec
-        func unit(_ n: Int64, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
-        switch d {
-        case year...: return "\(unit(d / year, "year", "years")) \(unit(d % year / month, "month", "months")) \(suffix)"
-        case month...: return "\(unit(d / month, "month", "months")) \(unit(d % month / day, "day", "days")) \(suffix)"
-        case week...: return "\(unit(d / week, "week", "weeks")) \(unit(d % week / day, "day", "days")) \(suffix)"
-        case (2 * day)...: return "\(d / day) days \(suffix)"
-        case (25 * hour)...: return "1 day \((d - day) / hour)h \(suffix)"
-        case (6 * hour)...: return "\(d / hour)h \(suffix)"
-        case hour...: return "\(d / hour)h \(d % hour / minute)min \(suffix)"
-        case (5 * minute)...: return "\(d / minute)min \(suffix)"
-        case minute...: return "\(d / minute)min \(d % minute / sec)s \(suffix)"
-        case sec...: return "\(d / sec)s \(suffix)"
-        case 1000...: return "\(d / 1000)ms \(suffix)"
-        case 1...: return "\(d)us \(suffix)"
-        default: return "now"
-        }
     }
 }

@@ -17,7 +17,7 @@ enum Output {
     static func json(_ value: some Encodable) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try! encoder.encode(value)
+        guard let data = try? encoder.encode(value) else { fail(1, "the daemon's reply cannot be written as JSON") }
         FileHandleOut.stdout(String(decoding: data, as: UTF8.self) + "\n")
     }
 

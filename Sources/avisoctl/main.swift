@@ -38,9 +38,7 @@ let usage = """
 enum CLI {
     static func main() -> Never {
         var args = Array(CommandLine.arguments.dropFirst())
-        var environment: [String: String] = [:]
-        for (key, value) in ProcessEnvironment.all() { environment[key] = value }
-        var socketPath = SocketPath.resolve(environment: environment, uid: getuid())
+        var socketPath = SocketPath.resolve(environment: ProcessEnvironment.current, uid: getuid())
 
         while let first = args.first, first.hasPrefix("-") {
             args.removeFirst()

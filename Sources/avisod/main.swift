@@ -1,5 +1,6 @@
 import AvisoDaemon
 import Dispatch
+import FoundationEssentials
 import Glibc
 
 // avisod: the composition root only.
@@ -20,14 +21,7 @@ let help = """
       -h, --help        Show this help
     """
 
-var environment: [String: String] = [:]
-var entry = environ
-while let p = entry.pointee {
-    let s = String(cString: p)
-    if let eq = s.firstIndex(of: "=") { environment[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
-    entry += 1
-}
-var options = DaemonOptions.defaults(environment: environment)
+var options = DaemonOptions.defaults(environment: ProcessInfo.processInfo.environment)
 
 func fail(_ message: String) -> Never {
     let line = Array("avisod: \(message)\n".utf8)

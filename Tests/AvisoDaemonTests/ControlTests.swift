@@ -60,6 +60,7 @@ struct ControlTests {
         ["add", "--title", "x", "--in", "7mn"],
         ["add", "--title", "x", "--in", "1h", "--at", "2030-01-01 09:00"],
         ["add", "--title", "x", "--in", "1h", "--level", "loud"],
+        ["add", "--title", "x", "--in", "1h", "--relevance", "nan"],
         ["add", "--title", "x", "--at", "2030-13-01 09:00"],
         ["add", "--title", "x", "--at", "2030-01-01 09:00 Mars/Olympus"],
         ["add", "--bogus"],
