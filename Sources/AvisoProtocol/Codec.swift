@@ -55,8 +55,16 @@ public enum Codec {
         }
     }
 
+    /// The deepest nesting of arrays and objects a line may have. Requests need four levels (user data adds its
+    /// own); Foundation's parser recurses per level and crashes past about 512, so depth is checked first.
+    public static let maximumNesting = 64
+
     /// Parses one request line (without its newline).
     public static func decodeCommand(_ bytes: some Collection<UInt8>) throws(ReplyError) -> Command {
+        if let depth = excessiveNesting(bytes) {
+            throw ReplyError(code: "malformed", message: "request nests arrays or objects \(depth) levels deep; "
+                + "the limit is \(maximumNesting)")
+        }
         let f: CommandFrame
         do {
             f = try JSONDecoder().decode(CommandFrame.self, from: Data(bytes))
@@ -122,6 +130,9 @@ public enum Codec {
 
     /// Parses one reply line to `command`; the command tells which result to expect.
     public static func decodeReply(_ bytes: some Collection<UInt8>, to command: Command) throws(ReplyError) -> Reply {
+        if excessiveNesting(bytes) != nil {
+            throw ReplyError(code: "malformed", message: "the daemon's reply nests deeper than \(maximumNesting) levels")
+        }
         let f: ReplyFrame
         do {
             f = try JSONDecoder().decode(ReplyFrame.self, from: Data(bytes))
@@ -152,6 +163,35 @@ public enum Codec {
             return Array(#"{"error":{"code":"internal","message":"a value could not be written as JSON"},"ok":false,"v":1}"#.utf8) + [10]
         }
         return [UInt8](data) + [10]
+    }
+
+    /// The depth reached when it exceeds `maximumNesting` (the scan stops there), nil when the line stays within it.
+    /// Brackets inside strings do not count; the scan does not judge whether the JSON is otherwise valid.
+    static func excessiveNesting(_ bytes: some Collection<UInt8>) -> Int? {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for b in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if b == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if b == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > maximumNesting { return depth }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth = max(depth - 1, 0)
+            default: break
+            }
+        }
+        return nil
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -52,6 +52,13 @@ struct DateTimeInputTests {
         ("2026-12-01 09:00 +25:00", .init(.dateTime, "time '2026-12-01 09:00 +25:00': '+25:00' is not a UTC offset like +01:00 or -0530 (at most ±23:59)")),
         ("2026-12-01 09:00:00.5", .init(.dateTime, "time '2026-12-01 09:00:00.5': unexpected '.5' after the time")),
         ("2026-12-01 09:00 UTC extra", .init(.dateTime, "time '2026-12-01 09:00 UTC extra': unexpected 'UTC extra' after the time")),
+        // The supported range: years 1970 to 2199, never wrapped through 64-bit nanoseconds (9999 became 1816).
+        ("9999-12-31 23:59", .init(.dateTime, "time '9999-12-31 23:59': year 9999 is outside the years aviso can schedule (1970 to 2199)")),
+        ("2262-04-11 23:47:17 UTC", .init(.dateTime, "time '2262-04-11 23:47:17 UTC': year 2262 is outside the years aviso can schedule (1970 to 2199)")),
+        ("1000-01-01 00:00", .init(.dateTime, "time '1000-01-01 00:00': year 1000 is outside the years aviso can schedule (1970 to 2199)")),
+        ("0000-01-01 00:00", .init(.dateTime, "time '0000-01-01 00:00': year 0 is outside the years aviso can schedule (1970 to 2199)")),
+        ("2199-12-31 23:30 -05:00", .init(.dateTime, "time '2199-12-31 23:30 -05:00': it falls after 2199-12-31T23:59:59Z, the last moment aviso can schedule")),
+        ("1970-01-01 00:30 +01:00", .init(.dateTime, "time '1970-01-01 00:30 +01:00': it falls before 1970-01-01T00:00:00Z, the first moment aviso can schedule")),
     ]
 
     @Test(arguments: bad)

@@ -18,6 +18,8 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let dateTime = Code(rawValue: "date-time")
         public static let timeZone = Code(rawValue: "time-zone")
         public static let userInfo = Code(rawValue: "user-info")
+        public static let priority = Code(rawValue: "priority")
+        public static let maxLate = Code(rawValue: "max-late")
     }
 
     public var code: Code

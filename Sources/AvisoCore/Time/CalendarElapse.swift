@@ -9,16 +9,18 @@ extension CalendarSpec {
         let afterMicros = CivilDateTime.floorDiv(after.nanoseconds, 1_000)
         if utc {
             var search = CalendarSearch(spec: self, zone: nil)
-            return search.next(fromMicros: afterMicros + 1).map { WallTime(nanoseconds: $0 &* 1_000) }
+            return search.next(fromMicros: afterMicros + 1).map(Self.wallTime(micros:))
         }
         switch policy {
         case .systemd:
             var search = CalendarSearch(spec: self, zone: zone)
-            return search.next(fromMicros: afterMicros + 1).map { WallTime(nanoseconds: $0 &* 1_000) }
+            return search.next(fromMicros: afterMicros + 1).map(Self.wallTime(micros:))
         case .aviso:
             return avisoElapse(after: after, afterMicros: afterMicros, zone: zone)
         }
     }
+
+    private static func wallTime(micros: Int64) -> WallTime { WallTime(nanoseconds: Saturating.multiply(micros, 1_000)) }
 
     /// The `aviso` policy: walk the matching local civil times in order and map each to instants.
     private func avisoElapse(after: WallTime, afterMicros: Int64, zone: ZoneRules) -> WallTime? {

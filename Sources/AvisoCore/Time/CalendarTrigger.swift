@@ -59,8 +59,8 @@ public struct CalendarTrigger: Hashable, Sendable, Codable {
         return parsedSpec?.zone
     }
 
-    /// The next elapse strictly after `after`, with the zones of `zones`; nil when the spec never elapses again,
-    /// does not parse, or names a zone that cannot be loaded.
+    /// The next elapse strictly after `after`, with the zones of `zones`; nil when the spec never elapses again
+    /// (within `WallTime.latestSupported`), does not parse, or names a zone that cannot be loaded.
     public func nextElapse(after: WallTime, zones: ZoneContext) -> WallTime? {
         guard let spec = parsedSpec else { return nil }
         let rules: ZoneRules
@@ -70,6 +70,6 @@ public struct CalendarTrigger: Hashable, Sendable, Codable {
         } else {
             rules = zones.local
         }
-        return spec.nextElapse(after: after, in: rules, policy: policy)
+        return spec.nextElapse(after: after, in: rules, policy: policy).flatMap { $0.isSupported ? $0 : nil }
     }
 }

@@ -8,7 +8,8 @@ public enum DateTimeInput {
     /// The time is read in `localZone` unless a zone name ("Europe/Madrid", "UTC", looked up with `loadZone`) or a
     /// UTC offset ("+01:00", "-0530", "Z") follows it. A local time that a DST change skips resolves to the first
     /// instant after the gap (02:30 on a spring-forward night becomes 03:00); one that happens twice resolves to its
-    /// first occurrence. Errors: `.dateTime` ("time '2026-13-01 09:00': month 13 is out of range (1...12)") and
+    /// first occurrence. Years outside 1970...2199, and instants outside `WallTime.earliestSupported...latestSupported`,
+    /// are refused. Errors: `.dateTime` ("time '2026-13-01 09:00': month 13 is out of range (1...12)") and
     /// `.timeZone` ("unknown time zone 'Europe/Madird'").
     public static func parse(
         _ text: String, localZone: ZoneRules, loadZone: (String) -> ZoneRules?
@@ -31,6 +32,9 @@ public enum DateTimeInput {
             second = sec.value
         }
 
+        guard WallTime.supportedYears.contains(year) else {
+            throw fail("year \(year) is outside the years aviso can schedule (\(Self.supportedYears))")
+        }
         guard (1...12).contains(month.value) else {
             throw fail("month \(month.value) is out of range (1...12)")
         }
@@ -71,12 +75,24 @@ public enum DateTimeInput {
             throw ValidationError(.timeZone, "unknown time zone '\(zoneName)'")
         }
 
+        let instant: WallTime
         switch zone.resolve(civil) {
-        case .unique(let t): return t
-        case .gap(_, let firstAfter): return firstAfter
-        case .overlap(let first, _): return first
+        case .unique(let t): instant = t
+        case .gap(_, let firstAfter): instant = firstAfter
+        case .overlap(let first, _): instant = first
         }
+        // The year is in range, yet the offset can carry the instant over the edge (2199-12-31 23:30 -05:00).
+        if instant < WallTime.earliestSupported {
+            throw fail("it falls before \(ISO8601.format(WallTime.earliestSupported)), the first moment aviso can schedule")
+        }
+        if instant > WallTime.latestSupported {
+            throw fail("it falls after \(ISO8601.format(WallTime.latestSupported)), the last moment aviso can schedule")
+        }
+        return instant
     }
+
+    /// "1970 to 2199", for messages.
+    static let supportedYears = "\(WallTime.supportedYears.lowerBound) to \(WallTime.supportedYears.upperBound)"
 
     private static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",
                                      "September", "October", "November", "December"]

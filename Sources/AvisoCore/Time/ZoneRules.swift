@@ -132,7 +132,7 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
             if localType(atSeconds: u).offset == o { found.append(u) }
         }
         found.sort()
-        func wall(_ s: Int64) -> WallTime { WallTime(nanoseconds: s &* 1_000_000_000 &+ nanos) }
+        func wall(_ s: Int64) -> WallTime { WallTime(seconds: s) + Span(nanoseconds: nanos) }
         if found.count == 1 { return .unique(wall(found[0])) }
         if found.count >= 2 { return .overlap(first: wall(found[0]), second: wall(found[found.count - 1])) }
         guard before < after else {
