@@ -1,28 +1,43 @@
 internal import CNotify
 
-/// Reads fields out of D-Bus reply tuples (GVariant) without the variadic g_variant_get.
+/// Reads fields out of D-Bus values (GVariant) without the variadic g_variant_get.
+///
+/// Each reader checks the type it is given: a value of another shape yields nil or an empty result, never a crash,
+/// because a non-conforming program on the bus can send anything.
 enum GVariantReader {
-    static func uint32(_ tuple: OpaquePointer, at index: Int) -> UInt32 {
-        let child = g_variant_get_child_value(tuple, gsize(index))!
-        defer { g_variant_unref(child) }
-        return g_variant_get_uint32(child)
+    /// A `(uu)` tuple, such as NotificationClosed's (id, reason); nil for any other type.
+    static func uint32Pair(_ tuple: OpaquePointer) -> (UInt32, UInt32)? {
+        guard type(tuple) == "(uu)" else { return nil }
+        return (uint32(tuple, at: 0), uint32(tuple, at: 1))
     }
 
-    static func string(_ tuple: OpaquePointer, at index: Int) -> String {
-        let child = g_variant_get_child_value(tuple, gsize(index))!
+    /// The `u` at `index` of a tuple whose type the caller checked.
+    static func uint32(_ tuple: OpaquePointer, at index: Int) -> UInt32 {
+        guard let child = g_variant_get_child_value(tuple, gsize(index)) else { return 0 }
         defer { g_variant_unref(child) }
+        return type(child) == "u" ? g_variant_get_uint32(child) : 0
+    }
+
+    /// The `s` at `index` of a tuple whose type the caller checked.
+    static func string(_ tuple: OpaquePointer, at index: Int) -> String {
+        guard let child = g_variant_get_child_value(tuple, gsize(index)) else { return "" }
+        defer { g_variant_unref(child) }
+        guard type(child) == "s" else { return "" }
         return String(cString: g_variant_get_string(child, nil))
     }
 
-    /// An `as` field; empty when the field has another type.
-    static func strings(_ tuple: OpaquePointer, at index: Int) -> [String] {
-        let array = g_variant_get_child_value(tuple, gsize(index))!
+    /// The strings of an `(as)` tuple; empty for any other type.
+    static func strings(_ tuple: OpaquePointer) -> [String] {
+        guard type(tuple) == "(as)", let array = g_variant_get_child_value(tuple, 0) else { return [] }
         defer { g_variant_unref(array) }
-        guard String(cString: g_variant_get_type_string(array)) == "as" else { return [] }
-        return (0..<g_variant_n_children(array)).map { i in
-            let item = g_variant_get_child_value(array, i)!
+        return (0..<g_variant_n_children(array)).compactMap { i in
+            guard let item = g_variant_get_child_value(array, i) else { return nil }
             defer { g_variant_unref(item) }
             return String(cString: g_variant_get_string(item, nil))
         }
+    }
+
+    static func type(_ value: OpaquePointer) -> String {
+        String(cString: g_variant_get_type_string(value))
     }
 }

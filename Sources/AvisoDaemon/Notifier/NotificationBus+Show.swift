@@ -1,46 +1,84 @@
 import AvisoCore
 internal import CNotify
-internal import CShims
 
 extension NotificationBus {
-    /// Shows `content` through libnotify; runs on the GLib thread and may block it for up to libnotify's 25 s.
-    func show(_ content: Content, ownerHint: String?) -> Result<(serverID: UInt32, owner: String), DeliveryError> {
-        let markup = capabilities(ownerHint: ownerHint).contains("body-markup")
-        let text = NotificationText(content, markup: markup)
-        var result = notify(content, text)
-        if case .failure(let error) = result, error.isNoServer, owner.withLock({ $0 }) != nil {
-            // The watch says a server is there, so libnotify's cached proxy is talking to a previous owner:
-            // drop it (re-initialising creates a fresh one) and try once more.
-            notify_uninit()
-            notify_init(appName)
-            result = notify(content, text)
+    /// Sends Notify for `content` and calls `completion` once with the outcome, on this thread.
+    ///
+    /// Calls leave in the order `show` is called (those waiting for the server's capabilities wait in order). The
+    /// body is formatted for the server's capabilities (`body-markup`), fetched once per server.
+    func show(_ content: Content, ownerHint: String?, completion: @escaping @Sendable (DeliveryOutcome) -> Void) {
+        guard connect() else { return completion(.notShown(.noServer("no D-Bus session bus"))) }
+        withCapabilities(ownerHint: ownerHint) { [self] capabilities in
+            guard let connection else { return completion(.notShown(.noServer("no D-Bus session bus"))) }
+            let text = NotificationText(content, markup: capabilities.contains("body-markup"))
+            // The well-known name, not the owner we last heard of: a server that restarted, or one that D-Bus
+            // activates on demand, takes it. The reply's sender says who did.
+            let message = g_dbus_message_new_method_call(NotificationBus.name, NotificationBus.path, NotificationBus.name, "Notify")!
+            defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+            g_dbus_message_set_body(message, notifyArguments(content, text))
+            BusCall.send(connection, message: message) { reply, error in
+                completion(NotificationBus.outcome(reply: reply, error: error))
+            }
         }
-        return result.map { id in (id, owner.withLock { $0 } ?? lookUpOwner() ?? "") }
     }
 
-    private func notify(_ content: Content, _ text: NotificationText) -> Result<UInt32, DeliveryError> {
-        let notification = notify_notification_new(text.summary, text.body, nil)!
-        defer { g_object_unref(UnsafeMutableRawPointer(notification)) }
-        notify_notification_set_urgency(notification, NotifyUrgency(UInt32(content.level.urgency)))
-        // 0 is NOTIFY_EXPIRES_NEVER (stays until dismissed), -1 NOTIFY_EXPIRES_DEFAULT (the server decides).
-        notify_notification_set_timeout(notification, content.level == .critical ? 0 : -1)
-        if let category = content.categoryID {
-            notify_notification_set_category(notification, category)
+    /// What a Notify reply says: an id and who gave it, a refusal, or nothing that can be trusted.
+    private static func outcome(reply: OpaquePointer?, error: UnsafeMutablePointer<GError>?) -> DeliveryOutcome {
+        guard let reply else {
+            // No reply at all: the connection closed after the call was handed to it.
+            return .unconfirmed("the session bus connection closed before the server answered: "
+                + (error.map { String(cString: $0.pointee.message) } ?? "unknown error"))
         }
+        if g_dbus_message_get_message_type(reply) == G_DBUS_MESSAGE_TYPE_ERROR {
+            let name = g_dbus_message_get_error_name(reply).map { String(cString: $0) } ?? ""
+            var gerror: UnsafeMutablePointer<GError>?
+            g_dbus_message_to_gerror(reply, &gerror)
+            let failure = deliveryError(gerror, doing: "Notify")
+            if let gerror { g_error_free(gerror) }
+            // NoReply comes from the bus when the server left (or hung past the bus's own limit) while the call was
+            // in its queue or in its hands: it may have shown the popup.
+            if name == "org.freedesktop.DBus.Error.NoReply" { return .unconfirmed(failure.message) }
+            return .notShown(failure)
+        }
+        let sender = g_dbus_message_get_sender(reply).map { String(cString: $0) } ?? ""
+        let signature = g_dbus_message_get_signature(reply).map { String(cString: $0) } ?? ""
+        guard signature == "u", let body = g_dbus_message_get_body(reply) else {
+            return .unconfirmed("the server \(sender) answered Notify with '(\(signature))' instead of a notification id")
+        }
+        return .shown(serverID: GVariantReader.uint32(body, at: 0), owner: sender)
+    }
+
+    /// Notify's arguments: (app_name, replaces_id, app_icon, summary, body, actions, hints, expire_timeout).
+    private func notifyArguments(_ content: Content, _ text: NotificationText) -> OpaquePointer {
+        var hints: [(String, OpaquePointer)] = [("urgency", g_variant_new_byte(content.level.urgency))]
+        if let category = content.categoryID { hints.append(("category", g_variant_new_string(category))) }
         if let thread = content.threadID {
             // dunst and mako stack by x-dunst-stack-tag; GNOME/Ubuntu's notify-osd lineage by the canonical hint.
-            notify_notification_set_hint_string(notification, "x-dunst-stack-tag", thread)
-            notify_notification_set_hint_string(notification, "x-canonical-private-synchronous", thread)
+            hints.append(("x-dunst-stack-tag", g_variant_new_string(thread)))
+            hints.append(("x-canonical-private-synchronous", g_variant_new_string(thread)))
         }
-        if let image = content.image {
-            notify_notification_set_hint_string(notification, "image-path", image)
+        if let image = content.image { hints.append(("image-path", g_variant_new_string(image))) }
+        hints.append(("desktop-entry", g_variant_new_string(desktopEntry)))
+        let entryType = g_variant_type_new("{sv}")
+        let stringType = g_variant_type_new("s")
+        defer {
+            g_variant_type_free(entryType)
+            g_variant_type_free(stringType)
         }
-        notify_notification_set_hint_string(notification, "desktop-entry", desktopEntry)
-
-        var error: UnsafeMutablePointer<GError>?
-        guard notify_notification_show(notification, &error) != 0 else {
-            return .failure(NotificationBus.deliveryError(error, doing: "Notify"))
+        var entries: [OpaquePointer?] = hints.map { key, value in
+            g_variant_new_dict_entry(g_variant_new_string(key), g_variant_new_variant(value))
         }
-        return .success(UInt32(bitPattern: aviso_notification_id(notification)))
+        var arguments: [OpaquePointer?] = [
+            g_variant_new_string(appName),
+            g_variant_new_uint32(0),
+            g_variant_new_string(""),
+            g_variant_new_string(text.summary),
+            g_variant_new_string(text.body),
+            g_variant_new_array(stringType, nil, 0),
+            g_variant_new_array(entryType, &entries, gsize(entries.count)),
+            // 0 never expires (critical stays until dismissed), -1 lets the server decide.
+            g_variant_new_int32(content.level == .critical ? 0 : -1),
+        ]
+        return g_variant_new_tuple(&arguments, gsize(arguments.count))
     }
 }

@@ -1,18 +1,19 @@
 import AvisoCore
 import AvisoProtocol
 internal import CNotify
-internal import CShims
 import Synchronization
 
 /// The half of `Notifier` that lives on the GLib thread: the session bus connection, the name watch, the
-/// NotificationClosed subscription, libnotify, and the capabilities cache.
+/// NotificationClosed subscription, the capabilities cache and the calls to the server.
 ///
-/// Every method except `owner` must run on the GLib thread; that confinement is what makes `@unchecked Sendable`
-/// true here.
+/// Every call is asynchronous (its answer arrives later on this thread), so a slow or frozen server holds up nothing:
+/// other popups are sent behind it and the scheduler is never waiting on D-Bus. Every method except `owner` must run
+/// on the GLib thread; that confinement is what makes `@unchecked Sendable` true here.
 final class NotificationBus: @unchecked Sendable {
     static let name = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
-    /// D-Bus timeout for our own small calls; a server that takes longer is as good as absent.
+    /// D-Bus timeout for the small questions (capabilities, server information); a server that takes longer is
+    /// treated as having none to give. Notify itself has no timeout (see `BusCall.send`).
     static let callTimeoutMilliseconds: Int32 = 5_000
 
     let appName: String
@@ -21,10 +22,12 @@ final class NotificationBus: @unchecked Sendable {
     /// The unique name owning org.freedesktop.Notifications; read from any thread.
     let owner = Mutex<String?>(nil)
 
-    private var connection: OpaquePointer?
+    private(set) var connection: OpaquePointer?
     private var watchID: UInt32 = 0
     private var subscriptionID: UInt32 = 0
     private var capabilities: (owner: String, list: [String])?
+    /// Work waiting for a GetCapabilities answer, in order; nil while none is being asked.
+    private var capabilityWaiters: [([String]) -> Void]?
     private var whenWatchSettles: (() -> Void)?
 
     init(appName: String, desktopEntry: String, onEvent: @escaping @Sendable (NotifierEvent) -> Void) {
@@ -35,20 +38,15 @@ final class NotificationBus: @unchecked Sendable {
 
     // MARK: Lifecycle
 
-    /// Initialises libnotify, connects, and calls `done` once the name watch knows whether a server is there.
+    /// Connects and calls `done` once the name watch knows whether a server is there (at once without a bus).
     func start(_ done: @escaping () -> Void) {
-        // libnotify's cached proxy follows name owners through the context it was created in; re-initialising here
-        // makes that this thread's context even if an earlier Notifier in this process created it elsewhere.
-        notify_uninit()
-        notify_init(appName)
         guard connect() else { return done() }
         whenWatchSettles = done
     }
 
-    /// Drops the watch and subscription and uninitialises libnotify; no events are sent afterwards.
+    /// Drops the watch and subscription; no events are sent afterwards.
     func stop() {
         disconnect()
-        notify_uninit()
         whenWatchSettles?()
         whenWatchSettles = nil
     }
@@ -65,13 +63,11 @@ final class NotificationBus: @unchecked Sendable {
 
     /// Connects to the session bus, again if the bus went away; false when there is none (no
     /// DBUS_SESSION_BUS_ADDRESS, bus daemon down).
-    private func connect() -> Bool {
+    func connect() -> Bool {
         if let connection {
             if g_dbus_connection_is_closed(connection) == 0 { return true }
-            // The bus daemon restarted: GLib hands out a fresh shared connection, and libnotify's proxy must follow.
+            // The bus daemon restarted: GLib hands out a fresh shared connection.
             disconnect()
-            notify_uninit()
-            notify_init(appName)
         }
         var error: UnsafeMutablePointer<GError>?
         guard let bus = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
@@ -82,7 +78,6 @@ final class NotificationBus: @unchecked Sendable {
         // daemon should instead report "no server" and carry on.
         g_dbus_connection_set_exit_on_close(bus, 0)
         connection = bus
-        let me = Unmanaged.passRetained(self).toOpaque()
         subscriptionID = g_dbus_connection_signal_subscribe(
             bus, nil, NotificationBus.name, "NotificationClosed", NotificationBus.path, nil,
             G_DBUS_SIGNAL_FLAGS_NONE,
@@ -90,8 +85,7 @@ final class NotificationBus: @unchecked Sendable {
                 let bus = Unmanaged<NotificationBus>.fromOpaque(data!).takeUnretainedValue()
                 bus.notificationClosed(sender: sender.map { String(cString: $0) }, parameters!)
             },
-            me, { data in Unmanaged<NotificationBus>.fromOpaque(data!).release() })
-        let me2 = Unmanaged.passRetained(self).toOpaque()
+            Unmanaged.passRetained(self).toOpaque(), { data in Unmanaged<NotificationBus>.fromOpaque(data!).release() })
         watchID = g_bus_watch_name_on_connection(
             bus, NotificationBus.name, G_BUS_NAME_WATCHER_FLAGS_NONE,
             { _, _, owner, data in
@@ -100,7 +94,7 @@ final class NotificationBus: @unchecked Sendable {
             { _, _, data in
                 Unmanaged<NotificationBus>.fromOpaque(data!).takeUnretainedValue().ownerChanged(nil)
             },
-            me2, { data in Unmanaged<NotificationBus>.fromOpaque(data!).release() })
+            Unmanaged.passRetained(self).toOpaque(), { data in Unmanaged<NotificationBus>.fromOpaque(data!).release() })
         return true
     }
 
@@ -121,80 +115,81 @@ final class NotificationBus: @unchecked Sendable {
     }
 
     private func notificationClosed(sender: String?, _ parameters: OpaquePointer) {
-        guard String(cString: g_variant_get_type_string(parameters)) == "(uu)" else { return }
+        guard let (id, reason) = GVariantReader.uint32Pair(parameters) else { return }
         // Only the server may close its popups; anyone on the bus can emit a look-alike signal.
         let current = owner.withLock { $0 }
         if let current, let sender, sender != current { return }
-        let id = GVariantReader.uint32(parameters, at: 0)
-        let reason = GVariantReader.uint32(parameters, at: 1)
         onEvent(.closed(serverID: id, reason: CloseReason(rawValue: reason) ?? .undefined))
     }
 
     // MARK: Calls
 
-    /// Calls a method on the notification server (the current owner when known) and returns the reply tuple.
-    func call(_ method: String, _ parameters: OpaquePointer? = nil) -> Result<OpaquePointer, DeliveryError> {
-        guard connect(), let connection else { return .failure(.noServer("no D-Bus session bus")) }
+    /// Calls a method of the notification server (the current owner when known) and hands `done` the reply, checked
+    /// to be of `replyType`, or a `DeliveryError`.
+    func call(
+        _ method: String, _ parameters: OpaquePointer? = nil, replyType: String,
+        _ done: @escaping (Result<OpaquePointer, DeliveryError>) -> Void
+    ) {
+        guard connect(), let connection else { return done(.failure(.noServer("no D-Bus session bus"))) }
         let destination = owner.withLock { $0 } ?? NotificationBus.name
-        var error: UnsafeMutablePointer<GError>?
-        let reply = g_dbus_connection_call_sync(
-            connection, destination, NotificationBus.path, NotificationBus.name, method, parameters, nil,
-            G_DBUS_CALL_FLAGS_NONE, NotificationBus.callTimeoutMilliseconds, nil, &error)
-        if let reply { return .success(reply) }
-        return .failure(NotificationBus.deliveryError(error, doing: method))
+        BusCall.call(
+            connection, destination: destination, path: NotificationBus.path, interface: NotificationBus.name,
+            method: method, parameters: parameters, replyType: replyType,
+            timeoutMilliseconds: NotificationBus.callTimeoutMilliseconds
+        ) { reply, error in
+            if let reply { done(.success(reply)) } else { done(.failure(NotificationBus.deliveryError(error, doing: method))) }
+        }
     }
 
-    /// The server's capabilities, cached per owner; empty when it cannot be asked.
-    func capabilities(ownerHint: String?) -> [String] {
+    /// Hands `body` the server's capabilities, asking the server only when the cached ones belong to another
+    /// owner (or `ownerHint` says the caller heard of another one); empty when it cannot be asked. Work handed in
+    /// while the question is out runs after it, in order.
+    func withCapabilities(ownerHint: String?, _ body: @escaping ([String]) -> Void) {
+        if capabilityWaiters != nil {
+            capabilityWaiters!.append(body)
+            return
+        }
         let current = owner.withLock { $0 }
         if let cached = capabilities, cached.owner == current, ownerHint == nil || ownerHint == current {
-            return cached.list
+            return body(cached.list)
         }
-        guard case .success(let reply) = call("GetCapabilities") else { return [] }
-        defer { g_variant_unref(reply) }
-        let list = GVariantReader.strings(reply, at: 0)
-        capabilities = current.map { ($0, list) }
-        return list
+        capabilityWaiters = [body]
+        call("GetCapabilities", replyType: "(as)") { [self] result in
+            var list: [String] = []
+            if case .success(let reply) = result { list = GVariantReader.strings(reply) }
+            capabilities = (owner.withLock { $0 }).map { ($0, list) }
+            let waiting = capabilityWaiters ?? []
+            capabilityWaiters = nil
+            for w in waiting { w(list) }
+        }
     }
 
-    /// GetServerInformation and GetCapabilities, or nil when no server answers.
-    func serverInfo() -> ServerInfo? {
-        guard case .success(let reply) = call("GetServerInformation") else { return nil }
-        defer { g_variant_unref(reply) }
-        guard String(cString: g_variant_get_type_string(reply)) == "(ssss)" else { return nil }
-        let field = { GVariantReader.string(reply, at: $0) }
-        return ServerInfo(
-            name: field(0), vendor: field(1), version: field(2), specVersion: field(3),
-            capabilities: capabilities(ownerHint: nil))
+    /// GetServerInformation and GetCapabilities; nil when no server answers.
+    func serverInfo(_ done: @escaping (ServerInfo?) -> Void) {
+        call("GetServerInformation", replyType: "(ssss)") { [self] result in
+            guard case .success(let reply) = result else { return done(nil) }
+            let field = { GVariantReader.string(reply, at: $0) }
+            let (name, vendor, version, spec) = (field(0), field(1), field(2), field(3))
+            // The cache may belong to the previous server: ask this one.
+            capabilities = nil
+            withCapabilities(ownerHint: nil) { list in
+                done(ServerInfo(name: name, vendor: vendor, version: version, specVersion: spec, capabilities: list))
+            }
+        }
     }
 
-    /// CloseNotification(id); errors are ignored because the popup is gone either way or the server will forget it.
+    /// CloseNotification(id), without waiting: the popup is gone either way, or the server that knew the id is.
     func close(serverID: UInt32) {
-        if case .success(let reply) = call("CloseNotification", g_variant_new_tuple([g_variant_new_uint32(serverID)], 1)) {
-            g_variant_unref(reply)
-        }
+        guard connect(), let connection else { return }
+        BusCall.send(
+            connection, destination: owner.withLock { $0 } ?? NotificationBus.name, path: NotificationBus.path,
+            interface: NotificationBus.name, method: "CloseNotification",
+            parameters: g_variant_new_tuple([g_variant_new_uint32(serverID)], 1))
     }
 
-    /// Asks the bus who owns the name, for when a server answered before the watch reported it.
-    func lookUpOwner() -> String? {
-        guard let connection else { return nil }
-        var error: UnsafeMutablePointer<GError>?
-        let reply = g_dbus_connection_call_sync(
-            connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
-            g_variant_new_tuple([g_variant_new_string(NotificationBus.name)], 1), nil, G_DBUS_CALL_FLAGS_NONE,
-            NotificationBus.callTimeoutMilliseconds, nil, &error)
-        guard let reply else {
-            g_error_free(error)
-            return nil
-        }
-        defer { g_variant_unref(reply) }
-        return GVariantReader.string(reply, at: 0)
-    }
-
-    /// Turns a GError from a D-Bus call into a DeliveryError, freeing it.
+    /// Turns a GError from a D-Bus call into a DeliveryError.
     static func deliveryError(_ error: UnsafeMutablePointer<GError>?, doing what: String) -> DeliveryError {
         guard let error else { return DeliveryError(isNoServer: false, message: "\(what) failed") }
-        defer { g_error_free(error) }
         var remote: String?
         if let name = g_dbus_error_get_remote_error(error) {
             remote = String(cString: name)

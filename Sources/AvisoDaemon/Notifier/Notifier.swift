@@ -1,13 +1,12 @@
 import AvisoCore
 import AvisoProtocol
 
-/// Delivers notifications to the desktop's notification server through libnotify, and reports what the server does
-/// on its own (closes, restarts).
+/// Delivers notifications to the desktop's notification server (the freedesktop org.freedesktop.Notifications
+/// interface, over GDBus) and reports what the server does on its own (closes, restarts).
 ///
-/// All libnotify and GDBus work happens on a dedicated GLib thread, so awaiting `show` never blocks the caller's
-/// executor on D-Bus. `onEvent` is called on that thread: keep it short (yield into an AsyncStream, send to an actor).
-///
-/// libnotify keeps process-wide state, so run one `Notifier` per process at a time; `start()` takes that state over.
+/// All D-Bus work happens on a dedicated GLib thread with asynchronous calls, so no caller ever waits on D-Bus and a
+/// frozen server holds up nothing but its own answers. `onEvent` is called on that thread: keep it short (yield into
+/// an AsyncStream, send to an actor).
 public final class Notifier: Sendable {
     private let thread: GLibThread
     private let bus: NotificationBus
@@ -28,7 +27,7 @@ public final class Notifier: Sendable {
     /// Connects to the session bus, watches org.freedesktop.Notifications and subscribes to NotificationClosed.
     ///
     /// Returns once it is known whether a server is present (`currentOwner`); when one is, `serverAppeared` has been
-    /// sent. Without a session bus it returns at once and `show` reports `isNoServer`.
+    /// sent. Without a session bus it returns at once and `show` reports `.notShown` with `isNoServer`.
     public func start() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let queued = thread.perform { [bus] in bus.start { continuation.resume() } }
@@ -36,40 +35,45 @@ public final class Notifier: Sendable {
         }
     }
 
-    /// Shows `content` and returns the server's id for it and the unique name of the server that assigned it.
+    /// Sends `content` to the notification server and calls `completion` once with the outcome, on the GLib thread.
     ///
-    /// `serverOwnerHint` is the owner the caller last heard of (from `serverAppeared`); when it differs from the
-    /// owner whose capabilities are cached, they are fetched again before the body is formatted.
-    /// Throws `DeliveryError` with `isNoServer` when no server is on the bus (then wait for `serverAppeared`).
+    /// Returns at once: the call is queued behind earlier ones and leaves in order; a server that is slow or frozen
+    /// delays only the answer. `serverOwnerHint` is the owner the caller last heard of (from `serverAppeared`); when it
+    /// differs from the owner whose capabilities are cached, they are fetched again before the body is formatted.
+    public func show(
+        _ content: Content, serverOwnerHint: String? = nil, completion: @escaping @Sendable (DeliveryOutcome) -> Void
+    ) {
+        let queued = thread.perform { [bus] in bus.show(content, ownerHint: serverOwnerHint, completion: completion) }
+        if !queued { completion(.notShown(Notifier.stoppedError)) }
+    }
+
+    /// `show`, awaited: the server's id for the popup and the unique name of the server that assigned it.
+    ///
+    /// Throws `DeliveryError` (with `isNoServer` when no server is on the bus) when the popup was not shown, or
+    /// when it is unknown whether it was.
     public func show(
         _ content: Content, serverOwnerHint: String? = nil
     ) async throws(DeliveryError) -> (serverID: UInt32, owner: String) {
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<(serverID: UInt32, owner: String), DeliveryError>, Never>) in
-            let queued = thread.perform { [bus] in
-                continuation.resume(returning: bus.show(content, ownerHint: serverOwnerHint))
-            }
-            if !queued { continuation.resume(returning: .failure(Notifier.stoppedError)) }
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<DeliveryOutcome, Never>) in
+            show(content, serverOwnerHint: serverOwnerHint) { continuation.resume(returning: $0) }
         }
-        return try result.get()
+        switch outcome {
+        case .shown(let id, let owner): return (id, owner)
+        case .notShown(let error): throw error
+        case .unconfirmed(let why): throw DeliveryError(isNoServer: false, message: why)
+        }
     }
 
-    /// Asks the server to close `serverID` (CloseNotification); errors are ignored, as the popup is gone or the server
-    /// that knew the id is.
-    public func close(serverID: UInt32) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let queued = thread.perform { [bus] in
-                bus.close(serverID: serverID)
-                continuation.resume()
-            }
-            if !queued { continuation.resume() }
-        }
+    /// Asks the server to close `serverID` (CloseNotification) without waiting; errors are ignored, as the popup is
+    /// gone or the server that knew the id is.
+    public func close(serverID: UInt32) {
+        thread.perform { [bus] in bus.close(serverID: serverID) }
     }
 
     /// The server's name, vendor, version, spec version and capabilities; nil when no server answers.
     public func serverInfo() async -> ServerInfo? {
-        return await withCheckedContinuation { (continuation: CheckedContinuation<ServerInfo?, Never>) in
-            let queued = thread.perform { [bus] in continuation.resume(returning: bus.serverInfo()) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<ServerInfo?, Never>) in
+            let queued = thread.perform { [bus] in bus.serverInfo { continuation.resume(returning: $0) } }
             if !queued { continuation.resume(returning: nil) }
         }
     }
@@ -77,7 +81,7 @@ public final class Notifier: Sendable {
     /// The unique bus name of the current notification server (e.g. ":1.42"), nil when there is none.
     public var currentOwner: String? { bus.owner.withLock { $0 } }
 
-    /// Unsubscribes, uninitialises libnotify and ends the GLib thread; afterwards `show` fails and no events arrive.
+    /// Unsubscribes and ends the GLib thread; afterwards `show` fails and no events arrive.
     /// Idempotent. Call it from outside `onEvent`.
     public func stop() {
         guard thread.perform({ [bus] in bus.stop() }) else { return }

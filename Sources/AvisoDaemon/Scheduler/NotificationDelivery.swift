@@ -3,15 +3,17 @@ import AvisoProtocol
 
 /// What the scheduler needs from a notification server connection; `Notifier` is the real one.
 ///
-/// Every call may take as long as D-Bus does: the scheduler awaits it and keeps serving other work meanwhile.
+/// Nothing here makes the scheduler wait on D-Bus: `show` and `close` return at once, and the answer to `show`
+/// comes back through its completion.
 public protocol NotificationDelivery: Sendable {
-    /// Shows a popup; returns the server's id for it and the bus name of the server that took it.
+    /// Sends a popup; `completion` runs once with the outcome, on the delivery's own thread. Popups leave in the
+    /// order `show` is called.
     ///
     /// `serverOwnerHint` is the server the caller last heard of, so that a new server's capabilities are fetched
     /// before the body is formatted.
-    func show(_ content: Content, serverOwnerHint: String?) async throws(DeliveryError) -> (serverID: UInt32, owner: String)
+    func show(_ content: Content, serverOwnerHint: String?, completion: @escaping @Sendable (DeliveryOutcome) -> Void)
     /// Closes a popup; errors are ignored (it may be gone already).
-    func close(serverID: UInt32) async
+    func close(serverID: UInt32)
     /// The current server's identity and capabilities; nil when there is none.
     func serverInfo() async -> ServerInfo?
 }

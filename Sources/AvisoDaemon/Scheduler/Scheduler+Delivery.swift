@@ -1,74 +1,128 @@
 import AvisoCore
 import AvisoProtocol
 
+/// A Notify call on its way: which requests it shows, and which of them were removed meanwhile.
+struct Delivery {
+    var ids: [String]
+    /// Several ids: a summary of missed notifications, closed as one popup.
+    var isSummary: Bool
+    /// Removed (`remove-delivered`, `remove`, a file edit) before the server answered: their popup is closed as soon
+    /// as its id is known, so nothing stays on screen that aviso does not track.
+    var cancelled: Set<String> = []
+}
+
 extension Scheduler {
-    /// Hands the outbox to the notification server, oldest first, one at a time.
+    /// Hands the outbox to the notification server, oldest first, without waiting for answers.
     ///
-    /// Each entry is committed as delivered before the popup is requested (at most once); when the server certainly
-    /// did not take it (no server on the bus, a refusal), the entry goes back to the outbox and is retried with
-    /// exponential backoff, or at once when a server appears.
-    func deliverOutbox() async {
-        guard !delivering else { return }
-        delivering = true
-        defer { delivering = false }
-        while true {
-            let entry: OutboxEntry
+    /// Each entry is committed as delivered before its popup is requested (at most once). Answers arrive in
+    /// `deliveryFinished`: a popup the server certainly did not show goes back to the outbox and is retried with
+    /// exponential backoff, or at once when a server appears. While no server owns the name, one entry at a time is
+    /// sent (the call may start one through D-Bus activation); the rest wait for its answer.
+    func deliverOutbox() {
+        defer { publishStatus() }
+        var queue: [OutboxEntry]
+        do {
+            queue = try store.outbox()
+        } catch {
+            return storeFailed("reading the outbox", error)
+        }
+        let probing = serverOwner == nil
+        if queue.isEmpty || (probing && !deliveries.isEmpty) { return }
+        let late = queue.filter(\.late)
+        if late.count > configuration.summaryThreshold {
+            beginSummary(of: late)
+            if probing { return }
+            queue.removeAll(where: \.late)
+        }
+        for entry in queue {
             do {
-                let all = try store.outbox()
-                let late = all.filter(\.late)
-                if late.count > configuration.summaryThreshold {
-                    guard await sendSummary(of: late) else { break }
-                    continue
-                }
-                guard let first = all.first else { break }
-                entry = first
                 guard try store.beginDelivery(entry.id, at: now().wall) != nil else { continue }
             } catch {
-                Log.error("outbox: \(error)")
-                break
+                return storeFailed("recording the delivery of '\(entry.id)'", error)
             }
-            guard await send(entry) else { break }
+            submit(Delivery(ids: [entry.id], isSummary: false), content(of: entry))
+            if probing { return }
+        }
+    }
+
+    /// What the popup of an outbox entry says: a late one says when it was due, in the person's local time.
+    func content(of entry: OutboxEntry) -> Content {
+        var content = entry.content
+        if entry.late {
+            let note = "(due at \(localTime(entry.due)))"
+            content.body = content.body.isEmpty ? note : content.body + "\n" + note
+        }
+        return content
+    }
+
+    /// Sends one popup; its answer comes back to `deliveryFinished`. The popup's image is checked again here: the
+    /// file may have changed since the request was added, and the server would read whatever is there.
+    func submit(_ delivery: Delivery, _ content: Content) {
+        var content = content
+        if let image = content.image, let why = imageProblem(image) {
+            Log.warning("'\(delivery.ids.joined(separator: "', '"))': image '\(image)' \(why); shown without it")
+            content.image = nil
+        }
+        let token = nextDeliveryToken
+        nextDeliveryToken += 1
+        deliveries[token] = delivery
+        self.delivery.show(content, serverOwnerHint: serverOwner) { outcome in
+            Task { await self.deliveryFinished(token, outcome) }
+        }
+    }
+
+    /// Records what the server answered for one popup.
+    func deliveryFinished(_ token: UInt64, _ outcome: DeliveryOutcome) async {
+        guard let finished = deliveries.removeValue(forKey: token) else { return }
+        let kept = finished.ids.filter { !finished.cancelled.contains($0) }
+        let names = finished.ids.map { "'\($0)'" }.joined(separator: ", ")
+        switch outcome {
+        case .shown(let serverID, let owner):
+            waitingReason = nil
+            retryDelay = configuration.retryInitial
+            if kept.isEmpty {
+                // Removed while the server was answering: nothing may stay on screen that aviso no longer tracks.
+                delivery.close(serverID: serverID)
+                Log.info("\(names) was removed while being delivered: notification \(serverID) closed")
+            } else {
+                for id in kept { try? store.setServerID(id, serverID: serverID, owner: owner) }
+                if finished.isSummary { summaries[serverID] = kept } else { onScreen[serverID] = kept[0] }
+                deliveredCount += kept.count
+                Log.info(finished.isSummary
+                    ? "delivered \(kept.count) missed notifications as one summary, notification \(serverID)"
+                    : "delivered '\(kept[0])' as notification \(serverID)")
+            }
+            if owner != serverOwner { await serverAppeared(owner) }
+            deliverOutbox()
+        case .notShown(let error):
+            for id in kept { try? store.abortDelivery(id) }
+            let reason = error.isNoServer
+                ? "no notification server on the session bus"
+                : "the notification server refused: \(error.message)"
+            if waitingReason != reason { Log.warning("\(names) \(finished.ids.count == 1 ? "is" : "are") waiting: \(reason)") }
+            waitingReason = reason
+            scheduleRetry()
+        case .unconfirmed(let why):
+            // At most once: it may be on screen, so it stays delivered (its popup id unknown) and is not sent again.
+            Log.warning("\(names) may or may not have been shown: \(why); it is not sent again")
         }
         publishStatus()
     }
 
-    /// Requests the popup of an entry already recorded as delivered; on failure puts it back into the outbox and
-    /// schedules a retry. Returns whether the server took it.
-    func send(_ entry: OutboxEntry) async -> Bool {
-        var content = entry.content
-        if entry.late {
-            // A late popup says when it was due, in the person's local time.
-            let note = "(due at \(localTime(entry.due)))"
-            content.body = content.body.isEmpty ? note : content.body + "\n" + note
-        }
-        do {
-            let (serverID, owner) = try await delivery.show(content, serverOwnerHint: serverOwner)
-            if owner != serverOwner { await serverAppeared(owner) }
-            try? store.setServerID(entry.id, serverID: serverID, owner: owner)
-            onScreen[serverID] = entry.id
-            deliveredCount += 1
-            Log.info("delivered '\(entry.id)' as notification \(serverID)\(entry.late ? " (late)" : "")")
-            waitingReason = nil
-            retryDelay = configuration.retryInitial
-            return true
-        } catch {
-            try? store.abortDelivery(entry.id)
-            let reason = error.isNoServer
-                ? "no notification server on the session bus"
-                : "the notification server refused: \(error.message)"
-            if waitingReason != reason { Log.warning("'\(entry.id)' is waiting: \(reason)") }
-            waitingReason = reason
-            scheduleRetry()
-            return false
-        }
-    }
-
     /// Delivers many late notifications as one summary popup instead of a storm; each is recorded as delivered
     /// with the summary's server id, and closing the summary closes them all.
-    func sendSummary(of entries: [OutboxEntry]) async -> Bool {
+    func beginSummary(of entries: [OutboxEntry]) {
         let at = now().wall
         var begun: [OutboxEntry] = []
-        for e in entries where (try? store.beginDelivery(e.id, at: at)) != nil { begun.append(e) }
+        for e in entries {
+            do {
+                if try store.beginDelivery(e.id, at: at) != nil { begun.append(e) }
+            } catch {
+                storeFailed("recording the delivery of '\(e.id)'", error)
+                break
+            }
+        }
+        guard !begun.isEmpty else { return }
         let lines = begun.map { e in
             let title = e.content.title.isEmpty ? e.content.body : e.content.title
             return "• \(title) (due at \(localTime(e.due)))"
@@ -76,20 +130,14 @@ extension Scheduler {
         let summary = Content(
             title: "\(begun.count) missed reminders", body: lines.joined(separator: "\n"),
             level: begun.map(\.content.level).max(by: { $0.urgency < $1.urgency }) ?? .active)
-        do {
-            let (serverID, owner) = try await delivery.show(summary, serverOwnerHint: serverOwner)
-            if owner != serverOwner { await serverAppeared(owner) }
-            for e in begun { try? store.setServerID(e.id, serverID: serverID, owner: owner) }
-            summaries[serverID] = begun.map(\.id)
-            deliveredCount += begun.count
-            Log.info("delivered \(begun.count) missed notifications as one summary, notification \(serverID)")
-            return true
-        } catch {
-            for e in begun { try? store.abortDelivery(e.id) }
-            waitingReason = error.isNoServer ? "no notification server on the session bus"
-                : "the notification server refused: \(error.message)"
-            scheduleRetry()
-            return false
+        submit(Delivery(ids: begun.map(\.id), isSummary: true), summary)
+    }
+
+    /// Popups of these requests that are on their way: closed as soon as the server gives their id.
+    func cancelDeliveries(of ids: Set<String>) {
+        for (token, d) in deliveries {
+            let hit = ids.intersection(d.ids)
+            if !hit.isEmpty { deliveries[token]?.cancelled.formUnion(hit) }
         }
     }
 
@@ -103,16 +151,22 @@ extension Scheduler {
         return "\(c.year)-\(two(c.month))-\(two(c.day)) \(clock)"
     }
 
-    /// Tries the outbox again after the current backoff delay, doubling it up to the configured maximum.
+    /// Tries the outbox again after the current backoff delay, doubling it up to the configured maximum. One retry
+    /// is pending at a time, however many popups failed together.
     func scheduleRetry() {
-        retryTask?.cancel()
+        guard retryTask == nil else { return }
         let delay = retryDelay
         retryDelay = min(retryDelay * 2, configuration.retryMaximum)
         retryTask = Task {
             try? await Task.sleep(for: .nanoseconds(delay.nanoseconds))
-            guard !Task.isCancelled else { return }
-            await self.deliverOutbox()
+            await self.retryDelivery(cancelled: Task.isCancelled)
         }
+    }
+
+    private func retryDelivery(cancelled: Bool) {
+        guard !cancelled else { return }
+        retryTask = nil
+        deliverOutbox()
     }
 
     /// An event from the notification server connection.
@@ -134,8 +188,9 @@ extension Scheduler {
         case .serverAppeared(let owner):
             await serverAppeared(owner)
             retryTask?.cancel()
+            retryTask = nil
             retryDelay = configuration.retryInitial
-            await deliverOutbox()
+            deliverOutbox()
         case .serverVanished:
             Log.notice("the notification server left the session bus")
             serverOwner = nil
@@ -157,7 +212,10 @@ extension Scheduler {
         } catch {
             Log.error("cannot update delivered notifications for the new server: \(error)")
         }
-        server = await delivery.serverInfo()
+        let info = await delivery.serverInfo()
+        // Another server may have taken the name while this one was being asked.
+        guard serverOwner == owner else { return }
+        server = info
         Log.info("notification server: \(server.map { "\($0.name) \($0.version)" } ?? "unknown") (\(owner))")
     }
 }
