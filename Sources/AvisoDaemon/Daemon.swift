@@ -81,7 +81,7 @@ public enum Daemon {
 
         let scheduler = Scheduler(
             store: store, timers: timers, delivery: notifier, systemd: systemd, configuration: initial,
-            version: version, now: KernelClocks.now, fileExists: { access($0, R_OK) == 0 }, loadConfiguration: load,
+            version: version, now: KernelClocks.now, imageProblem: ImageFile.problem, loadConfiguration: load,
             reminders: reminders, configFile: configPath, zoneLookup: zones)
         let server: ControlServer
         do {

@@ -185,11 +185,17 @@ public struct StatusInfo: Hashable, Sendable, Codable {
     /// Deliveries that are due but waiting, and why.
     public var waiting: Int
     public var waitingReason: String?
+    /// Popups sent to the server whose answer has not arrived (a slow or frozen server); nil from older daemons.
+    public var sending: Int?
     public var configErrors: [ConfigProblem]
+    /// What is wrong with the database, in sentences: damage found and repaired at start (what was salvaged, where
+    /// the damaged file was kept), rows set aside, a write that failed. Nil or empty when all is well.
+    public var storage: [String]?
 
     public init(
         version: String, uptimeSeconds: Double, armed: Int, total: Int, window: Int, nextFire: String?,
-        nextID: String?, server: ServerInfo?, waiting: Int, waitingReason: String?, configErrors: [ConfigProblem]
+        nextID: String?, server: ServerInfo?, waiting: Int, waitingReason: String?, sending: Int? = nil,
+        configErrors: [ConfigProblem], storage: [String]? = nil
     ) {
         self.version = version
         self.uptimeSeconds = uptimeSeconds
@@ -201,7 +207,9 @@ public struct StatusInfo: Hashable, Sendable, Codable {
         self.server = server
         self.waiting = waiting
         self.waitingReason = waitingReason
+        self.sending = sending
         self.configErrors = configErrors
+        self.storage = storage
     }
 }
 
@@ -223,7 +231,8 @@ public enum ReplyResult: Hashable, Sendable {
 /// Why the daemon refused a request.
 public struct ReplyError: Error, Hashable, Sendable, Codable {
     /// Stable, machine-readable: `invalid`, `not-found`, `malformed`, `too-large`, `unsupported-version`,
-    /// `unknown-op`, `internal`.
+    /// `unknown-op`, `storage` (the database refused the write: nothing changed), `busy`, `timeout`, `permission`,
+    /// `internal`.
     public var code: String
     /// A sentence a person can act on.
     public var message: String

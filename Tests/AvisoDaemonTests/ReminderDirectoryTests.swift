@@ -47,24 +47,40 @@ struct ReminderDirectoryTests {
         #expect(model.problems.isEmpty)
     }
 
-    @Test func aBrokenFileKeepsItsLastGoodVersionWhileOthersLoad() throws {
+    @Test func aBrokenReminderKeepsItsLastGoodVersionWhileTheRestOfItsFileLoads() throws {
+        let dir = try Directory()
+        let model = ReminderDirectory(path: dir.path, zones: testZones)
+        try dir.write("a.conf", reminder("keep", title: "good") + reminder("edited", title: "old"))
+        model.reload()
+        try dir.write("a.conf", reminder("keep", title: "good", every: "never") + reminder("edited", title: "new")
+            + "[Reminder bad]\nTitle=x\nEvery=never\n")
+        try dir.write("b.conf", reminder("other"))
+        #expect(model.reload() == ReminderChanges(added: ["other"], updated: ["edited"]))
+        #expect(model.reminders["keep"]?.request.content.title == "good", "the broken reminder's last good version stays")
+        #expect(model.reminders["keep"]?.request.trigger == .interval(.seconds(3600), repeats: true))
+        #expect(model.reminders["edited"]?.request.content.title == "new", "the rest of the file loads")
+        #expect(model.reminders["bad"] == nil, "a reminder that never parsed is not declared")
+        #expect(model.problems.map(\.line) == [3, 9])
+        #expect(model.problems.allSatisfy { $0.file == dir.file("a.conf") })
+        #expect(model.problems[0].message.contains("[Reminder keep]") && model.problems[0].message.contains("last good version"))
+        #expect(model.problems[1].message.contains("[Reminder bad]") && !model.problems[1].message.contains("last good version"))
+
+        try dir.write("a.conf", reminder("keep", title: "fixed") + reminder("edited", title: "new"))
+        #expect(model.reload() == ReminderChanges(updated: ["keep"]))
+        #expect(model.problems.isEmpty)
+    }
+
+    @Test func aFileThatIsNotKeyFileTextKeepsItsWholeLastGoodVersion() throws {
         let dir = try Directory()
         let model = ReminderDirectory(path: dir.path, zones: testZones)
         try dir.write("a.conf", reminder("keep", title: "good"))
         model.reload()
-        try dir.write("a.conf", reminder("keep", title: "new") + "[Reminder bad]\nTitle=x\nEvery=never\n")
-        try dir.write("b.conf", reminder("other"))
-        #expect(model.reload() == ReminderChanges(added: ["other"]))
-        #expect(model.reminders["keep"]?.request.content.title == "good", "the last good version stays")
-        #expect(model.reminders["bad"] == nil)
+        try dir.write("a.conf", reminder("keep", title: "new") + "this is not a key\n")
+        #expect(model.reload().isEmpty)
+        #expect(model.reminders["keep"]?.request.content.title == "good")
         let problem = try #require(model.problems.first)
-        #expect(problem.file == dir.file("a.conf"))
-        #expect(problem.line == 6)
-        #expect(problem.message.contains("last good version"))
-
-        try dir.write("a.conf", reminder("keep", title: "fixed"))
-        #expect(model.reload() == ReminderChanges(updated: ["keep"]))
-        #expect(model.problems.isEmpty)
+        #expect(problem.line == 4)
+        #expect(problem.message.contains("syntax") && problem.message.contains("last good version of this file"))
     }
 
     @Test func aNameDeclaredInTwoFilesIsAnErrorNamingBoth() throws {

@@ -8,10 +8,13 @@ public struct DeclaredReminder: Hashable, Sendable {
     public var file: String
     /// The line of the `[Reminder NAME]` header.
     public var line: Int
+    /// The line of the key that says when (`OnCalendar=`, `At=` or `Every=`), for problems with the schedule.
+    public var triggerLine: Int
 
-    public init(request: Request, file: String, line: Int) {
+    public init(request: Request, file: String, line: Int, triggerLine: Int? = nil) {
         self.request = request
         self.file = file
         self.line = line
+        self.triggerLine = triggerLine ?? line
     }
 }

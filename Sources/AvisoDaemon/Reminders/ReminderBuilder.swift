@@ -24,8 +24,8 @@ struct ReminderBuilder {
         self.zones = zones
     }
 
-    /// The request, or nil when a problem was recorded.
-    mutating func build() -> Request? {
+    /// The request and the line of the key that says when, or nil when a problem was recorded.
+    mutating func build() -> (Request, triggerLine: Int?)? {
         var content = Content(title: text("Title"), subtitle: text("Subtitle"), body: text("Body"))
         content.threadID = optional("Thread")
         content.categoryID = optional("Category")
@@ -59,7 +59,8 @@ struct ReminderBuilder {
         }
         let trigger = buildTrigger()
         guard problems.isEmpty, let trigger else { return nil }
-        return Request(id: name, content: content, trigger: trigger, maxLate: maxLate, priority: priority)
+        let triggerLine = ["OnCalendar", "At", "Every"].compactMap { values[$0]?.line }.first
+        return (Request(id: name, content: content, trigger: trigger, maxLate: maxLate, priority: priority), triggerLine)
     }
 
     /// The trigger from exactly one of OnCalendar=, At= and Every=, with TimeZone= and DST= where they apply.

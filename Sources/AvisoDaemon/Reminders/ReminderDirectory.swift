@@ -5,9 +5,10 @@ import Glibc
 /// The declared reminders of a `reminders/` directory, kept in step with its files.
 ///
 /// Owned by the scheduler actor (not Sendable). `reload(changed:)` re-reads only files whose identity (device,
-/// inode, size, mtime, ctime) changed or that the caller names, and re-parses only when the bytes differ. A file
-/// whose new version has errors keeps its last good version in effect (its problems are reported); a file that is
-/// deleted or moved away takes its reminders with it. A NAME declared in two files is an error naming both: the
+/// inode, size, mtime, ctime) changed or that the caller names, and re-parses only when the bytes differ. A reminder
+/// whose new version has errors keeps its last good version in effect while the rest of its file loads; a file that
+/// cannot be read as key-file text at all keeps its whole last good version. Problems are reported either way. A
+/// file that is deleted or moved away takes its reminders with it. A NAME declared in two files is an error naming both: the
 /// file first in sorted path order keeps it.
 ///
 /// Files are `*.conf` directly in the directory (no recursion); names starting with '.' (editor temp files) are
@@ -32,7 +33,7 @@ public final class ReminderDirectory {
     /// Every declared reminder in effect, by identifier.
     public private(set) var reminders: [String: DeclaredReminder] = [:]
 
-    /// Errors: files rejected (their last good version stays), names declared twice; sorted by file and line.
+    /// Errors: files and reminders rejected (their last good versions stay), names declared twice; by file and line.
     public var problems: [ConfigProblem] {
         let perFile = files.keys.sorted().flatMap { files[$0]!.errors }
         return (directoryProblem.map { [$0] } ?? []) + perFile + duplicates
@@ -67,6 +68,12 @@ public final class ReminderDirectory {
         return Self.difference(from: before, to: reminders)
     }
 
+    /// When `file` was last modified, as of its last reading; nil when it was never read.
+    public func modificationTime(of file: String) -> WallTime? {
+        guard let identity = files[file]?.identity else { return nil }
+        return WallTime(seconds: identity.modifiedSeconds) + Span(nanoseconds: identity.modifiedNanoseconds)
+    }
+
     /// Parses every file again even if unchanged: for a time-zone change, which moves `At=` times without a zone.
     @discardableResult
     public func reparseAll() -> ReminderChanges {
@@ -97,13 +104,22 @@ public final class ReminderDirectory {
             state.hash = hash
             let result = ReminderFile.parse(bytes, file: file, zones: zones)
             state.warnings = result.warnings
-            if result.errors.isEmpty {
-                state.good = result.reminders
-                state.errors = []
-            } else {
+            if !result.fileErrors.isEmpty {
                 let note = keptNote(state)
-                state.errors = result.errors.map { ConfigProblem(file: $0.file, line: $0.line, message: $0.message + note) }
+                state.errors = result.fileErrors.map { ConfigProblem(file: $0.file, line: $0.line, message: $0.message + note) }
+                break
             }
+            // Each rejected reminder keeps its last good version, if it had one; the others take their new one.
+            let previous = Dictionary(state.good.map { ($0.request.id, $0) }, uniquingKeysWith: { a, _ in a })
+            var kept: [DeclaredReminder] = []
+            state.errors = result.rejected.flatMap { r -> [ConfigProblem] in
+                guard let last = previous[r.name] else { return r.problems }
+                kept.append(last)
+                return r.problems.map {
+                    ConfigProblem(file: $0.file, line: $0.line, message: $0.message + " (its last good version stays in effect)")
+                }
+            }
+            state.good = result.reminders + kept
         }
         files[file] = state
     }

@@ -10,8 +10,9 @@ import AvisoProtocol
 /// OnCalendar=*-*-* 09:00
 /// Priority=0
 /// ```
-/// Exactly one of `OnCalendar=`, `At=` and `Every=` says when. Any error rejects the whole file (the caller keeps
-/// its last good version); unknown keys and groups are warnings. Every problem names the file and line.
+/// Exactly one of `OnCalendar=`, `At=` and `Every=` says when. A mistake in a group rejects that reminder alone (the
+/// caller keeps its last good version) and the rest of the file loads; a file that is not key-file text at all is
+/// rejected whole. Unknown keys and groups are warnings. Every problem names the file and line.
 public enum ReminderFile {
     /// The largest reminder file read (1 MiB).
     public static let maximumFileSize = 1 << 20
@@ -28,19 +29,33 @@ public enum ReminderFile {
 
     /// What one parse found.
     public struct Result: Sendable {
-        /// The reminders, in file order; empty when `errors` is not.
+        /// The reminders that parsed, in file order.
         public var reminders: [DeclaredReminder]
-        public var errors: [ConfigProblem]
+        /// Why nothing in the file could be read (not UTF-8 text, a syntax error); empty when it could.
+        public var fileErrors: [ConfigProblem]
+        /// Reminders refused for mistakes of their own, in file order; the rest of the file is unaffected.
+        public var rejected: [Rejected]
         public var warnings: [ConfigProblem]
+
+        /// Every error: the file's, then each rejected reminder's.
+        public var errors: [ConfigProblem] { fileErrors + rejected.flatMap(\.problems) }
+    }
+
+    /// A reminder that did not parse, and why.
+    public struct Rejected: Sendable {
+        /// NAME of its `[Reminder NAME]` group (possibly not a valid identifier).
+        public var name: String
+        public var problems: [ConfigProblem]
     }
 
     /// Reads and parses the file at `path`; a missing or unreadable file is one error.
     public static func load(path: String, zones: ZoneLookup) -> Result {
         switch FileBytes.read(path, limit: maximumFileSize, what: "the reminder file") {
         case .missing:
-            return Result(reminders: [], errors: [ConfigProblem(file: path, line: nil, message: "the reminder file does not exist")], warnings: [])
+            return Result(reminders: [], fileErrors: [ConfigProblem(file: path, line: nil, message: "the reminder file does not exist")],
+                          rejected: [], warnings: [])
         case .failed(let why):
-            return Result(reminders: [], errors: [ConfigProblem(file: path, line: nil, message: why)], warnings: [])
+            return Result(reminders: [], fileErrors: [ConfigProblem(file: path, line: nil, message: why)], rejected: [], warnings: [])
         case .read(let bytes, _):
             return parse(bytes, file: path, zones: zones)
         }
@@ -49,24 +64,25 @@ public enum ReminderFile {
     /// Parses key-file text; `file` names it in problems and in the reminders. Never traps, whatever the bytes.
     public static func parse(_ bytes: [UInt8], file: String, zones: ZoneLookup) -> Result {
         var problems = ProblemCollector(file: file)
-        func done(_ reminders: [DeclaredReminder]) -> Result {
-            Result(reminders: problems.errors.isEmpty ? reminders : [], errors: problems.errors, warnings: problems.warnings)
+        var rejected: [Rejected] = []
+        var reminders: [DeclaredReminder] = []
+        func done() -> Result {
+            Result(reminders: reminders, fileErrors: problems.errors, rejected: rejected, warnings: problems.warnings)
         }
         let lines = KeyFileLines(bytes)
         if let line = lines.firstBinaryLine {
             problems.error(line, "the file is not UTF-8 text (line \(line) has invalid bytes); is it a reminder file?")
-            return done([])
+            return done()
         }
         guard let keyFile = KeyFile(bytes) else {
             problems.error(nil, "the file could not be parsed (out of memory)")
-            return done([])
+            return done()
         }
         defer { keyFile.free() }
         if let why = keyFile.loadError {
             problems.error(lines.firstBadLine, "syntax error: \(why); lines must be [Reminder NAME], Key=Value or # comments")
-            return done([])
+            return done()
         }
-        var reminders: [DeclaredReminder] = []
         for group in keyFile.groups() {
             let groupLine = lines.line(ofGroup: group)
             guard group.hasPrefix(groupPrefix) else {
@@ -77,7 +93,9 @@ public enum ReminderFile {
             do throws(ValidationError) {
                 try Request.validateIdentifier(name)
             } catch {
-                problems.error(groupLine, "[\(group)]: reminder name: \(error.message)")
+                rejected.append(Rejected(name: name, problems: [
+                    ConfigProblem(file: file, line: groupLine, message: "[\(group)]: reminder name: \(error.message)"),
+                ]))
                 continue
             }
             var values: [String: (value: String, line: Int?)] = [:]
@@ -91,12 +109,16 @@ public enum ReminderFile {
                 values[key] = (text ?? (keyFile.value(group, key) ?? "").trimmed(), line)
             }
             var builder = ReminderBuilder(name: name, group: group, groupLine: groupLine, values: values, zones: zones)
-            if let request = builder.build() {
-                reminders.append(DeclaredReminder(request: request, file: file, line: groupLine ?? 1))
-            }
-            problems.errors += builder.problems.map { ConfigProblem(file: file, line: $0.line, message: $0.message) }
+            let built = builder.build()
             problems.warnings += builder.warnings.map { ConfigProblem(file: file, line: $0.line, message: $0.message) }
+            if let (request, triggerLine) = built {
+                reminders.append(DeclaredReminder(request: request, file: file, line: groupLine ?? 1, triggerLine: triggerLine))
+            } else {
+                rejected.append(Rejected(name: name, problems: builder.problems.map {
+                    ConfigProblem(file: file, line: $0.line, message: $0.message)
+                }))
+            }
         }
-        return done(reminders)
+        return done()
     }
 }

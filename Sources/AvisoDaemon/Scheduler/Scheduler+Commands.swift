@@ -7,12 +7,12 @@ extension Scheduler {
         switch command {
         case .add(let request): return add(request)
         case .pending: return .ok(.pending(pendingItems()))
-        case .remove(let selector): return await remove(selector)
+        case .remove(let selector): return remove(selector)
         case .delivered: return deliveredItems()
-        case .removeDelivered(let selector): return await removeDelivered(selector)
+        case .removeDelivered(let selector): return removeDelivered(selector)
         case .fire(let id):
-            guard requests[id] != nil else { return notFound([id], "pending request") }
-            await fire(id, manual: true)
+            guard requests[id]?.next != nil else { return notFound([id], "pending request") }
+            if let error = fire(id, manual: true) { return storageError("it was not fired", error) }
             return .ok(.fired(id))
         case .status: return .ok(.status(status()))
         case .list: return .ok(.list(listItems()))
@@ -31,18 +31,19 @@ extension Scheduler {
                 '\(request.id)' is declared in \(file); edit it there, or add the request under another identifier
                 """))
         }
+        let first: Deadline
         do {
-            try request.validate(now: current, fileExists: fileExists)
+            first = try request.validate(now: current, zones: zones, imageProblem: imageProblem)
         } catch {
             return .error(ReplyError(code: "invalid", message: error.message))
         }
-        let scheduled = ScheduledRequest(
-            request: request, added: current.wall, next: Schedule.firstDeadline(for: request.trigger, now: current, zones: zones))
+        let scheduled = ScheduledRequest(request: request, added: current.wall, next: first)
         do {
             try store.put(scheduled)
         } catch {
-            return .error(ReplyError(code: "internal", message: "could not store the request: \(error)"))
+            return storageError("the request was not added", error)
         }
+        storeRecovered()
         let replaced = requests[request.id] != nil
         requests[request.id] = scheduled
         Log.info("\(replaced ? "replaced" : "added") '\(request.id)' (\(request.trigger.summary))")
@@ -63,7 +64,7 @@ extension Scheduler {
 
     /// Removes socket requests. Declared reminders live in their files: naming one is an error, and --prefix and
     /// --all pass them by.
-    func remove(_ selector: Selector) async -> Reply {
+    func remove(_ selector: Selector) -> Reply {
         if case .ids(let ids) = selector {
             let declared = ids.compactMap { id in requests[id]?.source.map { "'\(id)' is declared in \($0)" } }
             if !declared.isEmpty {
@@ -76,7 +77,12 @@ extension Scheduler {
         case .failure(let unknown): return notFound(unknown.ids, "pending request")
         case .success(let matched): ids = matched
         }
-        await removeFromModel(ids, why: "avisoctl remove")
+        do {
+            try removeFromModel(ids, why: "avisoctl remove")
+        } catch {
+            return storageError("nothing was removed", error)
+        }
+        storeRecovered()
         reconcile()
         return .ok(.removed(ids))
     }
@@ -121,7 +127,7 @@ extension Scheduler {
         }
     }
 
-    func removeDelivered(_ selector: Selector) async -> Reply {
+    func removeDelivered(_ selector: Selector) -> Reply {
         let records: [DeliveredRecord]
         do { records = try store.delivered() } catch {
             return .error(ReplyError(code: "internal", message: "could not read delivered notifications: \(error)"))
@@ -132,12 +138,14 @@ extension Scheduler {
         case .success(let matched): ids = matched
         }
         do { try store.deleteDelivered(ids) } catch {
-            return .error(ReplyError(code: "internal", message: "could not remove: \(error)"))
+            return storageError("nothing was removed", error)
         }
+        storeRecovered()
         let chosen = Set(ids)
+        cancelDeliveries(of: chosen)
         for d in records where chosen.contains(d.id) {
             guard let sid = d.serverID, d.serverOwner == serverOwner, onScreen.removeValue(forKey: sid) != nil else { continue }
-            await delivery.close(serverID: sid)
+            delivery.close(serverID: sid)
         }
         return .ok(.removed(ids))
     }
@@ -151,7 +159,9 @@ extension Scheduler {
             armed: armed.count, total: requests.count, window: configuration.window,
             nextFire: first?.next.map { ISO8601.format($0.expectedWall(in: current)) }, nextID: first?.request.id,
             server: serverOwner == nil ? nil : server, waiting: waitingCount,
-            waitingReason: waitingCount > 0 ? waitingReason : nil, configErrors: configErrors + (reminders?.problems ?? []))
+            waitingReason: waitingCount > 0 ? waitingReason : nil, sending: deliveries.values.reduce(0) { $0 + $1.ids.count },
+            configErrors: configErrors + (reminders?.problems ?? []) + declaredProblems.values.sorted { $0.description < $1.description },
+            storage: store.report + (storeFailure.map { [$0 + "; due notifications wait and are retried"] } ?? []))
     }
 
     /// Re-reads the configuration; with errors the previous one stays in effect and the errors are returned.
@@ -182,6 +192,11 @@ extension Scheduler {
             let unknown = wanted.filter { !known.contains($0) }
             return unknown.isEmpty ? .success(Array(Set(wanted)).sorted()) : .failure(UnknownIDs(ids: unknown))
         }
+    }
+
+    /// A refusal because the store could not commit: says that nothing changed, and why (disk full, read-only).
+    func storageError(_ outcome: String, _ error: StoreError) -> Reply {
+        .error(ReplyError(code: "storage", message: "\(outcome): \(error.message)"))
     }
 
     func notFound(_ ids: [String], _ what: String) -> Reply {

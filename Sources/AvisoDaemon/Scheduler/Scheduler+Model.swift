@@ -8,7 +8,7 @@ extension Scheduler {
     ///
     /// With `changes` (what a reload of the directory reported) only those identifiers are looked at, so editing one
     /// file of a large model costs what that file holds; without, the whole directory is compared with the model.
-    func adoptDeclared(_ directory: ReminderDirectory, changes: ReminderChanges? = nil) async {
+    func adoptDeclared(_ directory: ReminderDirectory, changes: ReminderChanges? = nil) {
         let current = now()
         let declared = directory.reminders
         var gone: [String] = []
@@ -27,16 +27,14 @@ extension Scheduler {
             if let old, old.source == nil {
                 Log.warning("'\(id)' is declared in \(d.file): it replaces the request of that name added over the socket")
             }
-            if let old, old.source == d.file, old.request == d.request { continue }
-            var r = ScheduledRequest(
-                request: d.request, added: current.wall,
-                next: Schedule.firstDeadline(for: d.request.trigger, now: current, zones: zones), source: d.file)
-            if let old, old.request.trigger == d.request.trigger, old.source != nil {
-                r.added = old.added
-                r.next = old.next
-                r.fireCount = old.fireCount
-                r.lastFired = old.lastFired
+            if let old, old.source == d.file, old.request == d.request {
+                declaredProblems[id] = nil
+                continue
             }
+            guard let r = schedule(d, replacing: old, modified: directory.modificationTime(of: d.file), at: current) else {
+                continue
+            }
+            declaredProblems[id] = nil
             changed.append((r, old == nil, d.line))
         }
         do {
@@ -55,36 +53,86 @@ extension Scheduler {
             let added = changed.filter(\.isNew).count
             Log.info("declared \(added) and updated \(changed.count - added) reminder(s) from \(directory.path)")
         }
-        await removeFromModel(gone.sorted(), why: "no longer declared")
+        for id in gone { declaredProblems[id] = nil }
+        do {
+            try removeFromModel(gone.sorted(), why: "no longer declared")
+        } catch {
+            Log.error("cannot remove reminders no longer declared: \(error)")
+        }
         for p in directory.problems { Log.error(p.description + " (its last good version stays in effect)") }
         for w in directory.warnings { Log.warning(w.description) }
     }
 
-    /// Removes requests from the model and closes their popups still on screen: no ghost is left behind.
-    func removeFromModel(_ ids: [String], why: String) async {
-        guard !ids.isEmpty else { return }
-        do {
-            try store.deleteRequests(ids)
-        } catch {
-            Log.error("cannot remove \(ids): \(error)")
-            return
+    /// The model's entry for a declared reminder: its schedule kept when only other keys changed, else planned anew
+    /// from `current`. Nil when it cannot be scheduled (it never elapses, it is out of range): the problem is logged
+    /// and listed by `status`, and a previous version, if any, stays in effect.
+    ///
+    /// An `At=` already past is not a mistake in the file: if the file was written before that moment, the daemon
+    /// was not running when it came due, and it is delivered as missed; otherwise it never fires. An image that
+    /// cannot be shown is dropped with a warning, and the rest of the reminder stands.
+    func schedule(_ d: DeclaredReminder, replacing old: ScheduledRequest?, modified: WallTime?, at current: Now)
+        -> ScheduledRequest?
+    {
+        var request = d.request
+        if let image = request.content.image, let why = imageProblem(image) {
+            Log.warning("\(d.file):\(d.line): [Reminder \(request.id)] Image=\(image) \(why); it is shown without the image")
+            request.content.image = nil
         }
-        for id in ids { requests[id] = nil }
-        Log.info("removed \(ids.map { "'\($0)'" }.joined(separator: ", ")) (\(why))")
-        await forgetDelivered(Set(ids))
+        if let old, old.source != nil, old.request.trigger == request.trigger {
+            var kept = old
+            kept.request = request
+            kept.source = d.file
+            return kept
+        }
+        do {
+            let next = try request.firstDeadline(now: current, zones: zones)
+            return ScheduledRequest(request: request, added: current.wall, next: next, source: d.file)
+        } catch {
+            if error.code == .pastDate, case .date(let at) = request.trigger {
+                if let modified, modified < at {
+                    return ScheduledRequest(request: request, added: current.wall, next: .wall(at), source: d.file)
+                }
+                Log.warning("""
+                    \(d.file):\(d.triggerLine): [Reminder \(request.id)] At= \(localTime(at)) had already passed when the \
+                    file was written; it will not fire
+                    """)
+                return ScheduledRequest(request: request, added: current.wall, next: nil, source: d.file)
+            }
+            let kept = old == nil ? "" : " (its last good version stays in effect)"
+            let problem = ConfigProblem(file: d.file, line: d.triggerLine, message: "[Reminder \(request.id)] \(error.message)\(kept)")
+            declaredProblems[request.id] = problem
+            Log.error(problem.description)
+            return nil
+        }
     }
 
-    /// Closes the popups of these requests that are still on screen and drops them from the delivered set.
-    func forgetDelivered(_ ids: Set<String>) async {
-        guard let records = try? store.delivered() else { return }
-        let matched = records.filter { ids.contains($0.id) }
-        guard !matched.isEmpty else { return }
-        try? store.deleteDelivered(matched.map(\.id))
-        for d in matched {
+    /// Removes requests from the model and closes their popups still on screen: no ghost is left behind.
+    ///
+    /// Throws, with nothing changed, when the store cannot record the removal.
+    func removeFromModel(_ ids: [String], why: String) throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        try store.deleteRequests(ids)
+        for id in ids { requests[id] = nil }
+        Log.info("removed \(ids.map { "'\($0)'" }.joined(separator: ", ")) (\(why))")
+        forgetDelivered(Set(ids))
+    }
+
+    /// Closes the popups of these requests that are still on screen (or on their way) and drops them from the
+    /// delivered set.
+    func forgetDelivered(_ ids: Set<String>) {
+        cancelDeliveries(of: ids)
+        let records: [DeliveredRecord]
+        do {
+            records = try store.delivered().filter { ids.contains($0.id) }
+            if !records.isEmpty { try store.deleteDelivered(records.map(\.id)) }
+        } catch {
+            return Log.error("cannot forget the delivered notifications of \(ids.sorted()): \(error)")
+        }
+        for d in records {
             guard let sid = d.serverID, d.serverOwner == serverOwner, onScreen.removeValue(forKey: sid) != nil else {
                 continue
             }
-            await delivery.close(serverID: sid)
+            delivery.close(serverID: sid)
         }
     }
 
@@ -120,11 +168,11 @@ extension Scheduler {
             let changes = reminders.reload(changed: whole ? nil : paths)
             if paths.contains(configFile) { _ = reload() }
             guard !changes.isEmpty || !reminders.problems.isEmpty else { return }
-            await adoptDeclared(reminders, changes: changes)
+            adoptDeclared(reminders, changes: changes)
         case .zoneChanged:
             zoneChanged()
             _ = reminders.reparseAll()
-            await adoptDeclared(reminders)
+            adoptDeclared(reminders)
         case .watchFailed(let error):
             Log.error("the configuration directory is no longer watched: \(error); use avisoctl reload after edits")
         }

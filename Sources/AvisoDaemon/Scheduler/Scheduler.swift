@@ -13,7 +13,8 @@ public actor Scheduler {
     let delivery: any NotificationDelivery
     let systemd: SystemdNotifier
     let now: @Sendable () -> Now
-    let fileExists: @Sendable (String) -> Bool
+    /// Why an image path cannot be shown, or nil (`ImageFile.problem`).
+    let imageProblem: @Sendable (String) -> String?
     let loadConfiguration: @Sendable () -> ConfigLoadResult
     let version: String
     /// The declared reminders (reminders/*.conf); nil when the daemon runs without a configuration directory.
@@ -26,6 +27,8 @@ public actor Scheduler {
 
     var configuration: Configuration
     var configErrors: [ConfigProblem] = []
+    /// Declared reminders that parsed but cannot be scheduled (never elapse, out of range), by identifier.
+    var declaredProblems: [String: ConfigProblem] = [:]
     var requests: RequestModel
     var armed: [String: TimerSpec] = [:]
     /// The armed timers in window order (soonest first), as last planned.
@@ -43,16 +46,22 @@ public actor Scheduler {
     var serverOwner: String?
     var server: ServerInfo?
     var waitingReason: String?
+    /// Notify calls whose answers have not arrived, by token.
+    var deliveries: [UInt64: Delivery] = [:]
+    var nextDeliveryToken: UInt64 = 0
     var retryDelay: Span
     var retryTask: Task<Void, Never>?
-    var delivering = false
+    /// The last write the store refused (disk full, read-only), while due work waits for it; nil when writes succeed.
+    var storeFailure: String?
+    var storeRetryDelay: Span
+    var storeRetryTask: Task<Void, Never>?
     let started: Now
     var lastStatus = ""
 
     public init(
         store: Store, timers: any TimerBackend, delivery: any NotificationDelivery, systemd: SystemdNotifier,
         configuration: ConfigLoadResult, version: String,
-        now: @escaping @Sendable () -> Now, fileExists: @escaping @Sendable (String) -> Bool,
+        now: @escaping @Sendable () -> Now, imageProblem: @escaping @Sendable (String) -> String?,
         loadConfiguration: @escaping @Sendable () -> ConfigLoadResult, reminders: ReminderDirectory? = nil,
         configFile: String = "", zoneLookup: ZoneLookup
     ) {
@@ -65,13 +74,14 @@ public actor Scheduler {
         self.delivery = delivery
         self.systemd = systemd
         self.now = now
-        self.fileExists = fileExists
+        self.imageProblem = imageProblem
         self.loadConfiguration = loadConfiguration
         self.version = version
         self.configuration = configuration.configuration ?? .defaults
         self.requests = RequestModel(rules: self.configuration.priorities)
         self.configErrors = configuration.errors
         self.retryDelay = self.configuration.retryInitial
+        self.storeRetryDelay = self.configuration.retryInitial
         self.started = now()
     }
 
@@ -83,13 +93,10 @@ public actor Scheduler {
         }
         if let reminders {
             _ = reminders.reload(changed: nil)
-            await adoptDeclared(reminders)
+            adoptDeclared(reminders)
         }
         Log.info("loaded \(requests.count) request(s)")
-        recordMissed()
-        reconcile()
-        // Delivery may wait on D-Bus: readiness does not.
-        Task { await self.deliverOutbox() }
+        catchUp()
     }
 
     func priorityClass(of r: ScheduledRequest) -> Int { requests.priorityClass(of: r) }
@@ -133,12 +140,12 @@ public actor Scheduler {
         switch event {
         case .fired(let id):
             armed[id] = nil
-            await fire(id, manual: false)
+            fire(id, manual: false)
         case .clockChanged:
             Log.notice("the wall clock changed: re-planning wall-clock deadlines")
             clampCalendarDeadlines()
             for (id, spec) in armed where spec.clock == .realtime { armed[id] = nil }
-            await catchUp()
+            catchUp()
         }
     }
 
@@ -153,7 +160,7 @@ public actor Scheduler {
         case .resumed:
             Log.info("the system resumed: reconciling")
             for (id, spec) in armed where spec.clock == .realtime { armed[id] = nil }
-            await catchUp()
+            catchUp()
         }
     }
 
@@ -161,11 +168,18 @@ public actor Scheduler {
     ///
     /// With a server present and nothing queued, the firing and the start of its delivery are one transaction, so
     /// the popup is requested after a single disk flush; otherwise the firing goes to the outbox. A late firing
-    /// always goes through the outbox, so that several late ones can be folded into one summary.
-    func fire(_ id: String, manual: Bool) async {
+    /// always goes through the outbox, so that several late ones can be folded into one summary. When the store
+    /// cannot record the firing, nothing is shown and the request stays due: it is retried (`storeFailed`).
+    ///
+    /// Returns the store's error when the firing could not be recorded.
+    @discardableResult
+    func fire(_ id: String, manual: Bool) -> StoreError? {
         let current = now()
-        guard let (r, entry) = prepareFiring(id, manual: manual, at: current) else { return reconcile() }
-        let direct = !entry.late && serverOwner != nil && !delivering && ((try? store.outbox().isEmpty) ?? false)
+        guard let (r, entry) = prepareFiring(id, manual: manual, at: current) else {
+            reconcile()
+            return nil
+        }
+        let direct = !entry.late && serverOwner != nil && ((try? store.outbox().isEmpty) ?? false)
         do {
             if direct {
                 try store.recordFiringAndBeginDelivery(r, entry: entry, at: current.wall)
@@ -173,19 +187,28 @@ public actor Scheduler {
                 try store.recordFiring(r, outbox: entry)
             }
         } catch {
-            Log.error("cannot record the firing of '\(id)': \(error)")
-            return
+            storeFailed("recording the firing of '\(id)'", error)
+            return error
         }
-        requests[id] = r.next == nil ? nil : r
-        var sent = true
-        if direct {
-            delivering = true
-            sent = await send(entry)
-            delivering = false
-        }
+        recorded(r)
+        if direct { submit(Delivery(ids: [id], isSummary: false), content(of: entry)) }
         reconcile()
-        // After a failed send the retry is already scheduled; trying the outbox again now would only fail again.
-        if sent { await deliverOutbox() }
+        deliverOutbox()
+        return nil
+    }
+
+    /// Takes a firing that the store committed into the model and the counters.
+    private func recorded(_ r: ScheduledRequest) {
+        requests[r.request.id] = Self.staysInModel(r) ? r : nil
+        firedCount += 1
+        storeRecovered()
+    }
+
+    /// Whether a request stays in the model: one that fires again, and a declared one even when it will not (so its
+    /// file does not declare it anew, and fire it again, at the next start). A one-shot request added over the
+    /// socket leaves once fired. The store keeps the same rule.
+    static func staysInModel(_ r: ScheduledRequest) -> Bool {
+        r.next != nil || r.request.trigger.repeats || r.source != nil
     }
 
     /// The request's state after firing and what to deliver; nil when nothing is due (an early wake after a
@@ -198,22 +221,23 @@ public actor Scheduler {
         else if !r.request.trigger.repeats { r.next = nil }
         let lateness = Span.seconds((current.wall - dueWall).nanoseconds / 1_000_000_000)
         if !manual, let limit = r.request.maxLate ?? configuration.maxLate, lateness > limit {
+            do {
+                if Self.staysInModel(r) { try store.put(r) } else { try store.deleteRequests([id]) }
+            } catch {
+                storeFailed("recording the skip of '\(id)'", error)
+                return nil
+            }
+            requests[id] = Self.staysInModel(r) ? r : nil
             skippedCount += 1
+            storeRecovered()
             Log.notice("""
                 skipped '\(id)' due at \(ISO8601.format(dueWall)): \(TimeSpan.format(lateness)) late, more than its \
                 MaxLate of \(TimeSpan.format(limit))
                 """)
-            do {
-                if r.next == nil { try store.deleteRequests([id]) } else { try store.put(r) }
-                requests[id] = r.next == nil ? nil : r
-            } catch {
-                Log.error("cannot record the skip of '\(id)': \(error)")
-            }
             return nil
         }
         r.fireCount += 1
         r.lastFired = current.wall
-        firedCount += 1
         let late = !manual && lateness > Self.lateAfter
         return (r, OutboxEntry(id: id, content: r.request.content, due: dueWall, late: late))
     }
@@ -240,10 +264,10 @@ public actor Scheduler {
 
     /// Records every request already due as fired, then delivers the outbox once: after a start, a resume or a
     /// clock step, what was missed arrives together (as one summary when there are many), not one timer at a time.
-    func catchUp() async {
+    func catchUp() {
         recordMissed()
         reconcile()
-        await deliverOutbox()
+        deliverOutbox()
     }
 
     /// The recording half of `catchUp()`: every due request fired into the outbox, nothing delivered yet.
@@ -254,10 +278,42 @@ public actor Scheduler {
             guard let (r, entry) = prepareFiring(id, manual: false, at: current) else { continue }
             do {
                 try store.recordFiring(r, outbox: entry)
-                requests[id] = r.next == nil ? nil : r
             } catch {
-                Log.error("cannot record the firing of '\(id)': \(error)")
+                return storeFailed("recording the firing of '\(id)'", error)
             }
+            recorded(r)
+        }
+    }
+
+    /// A write that due work needed failed (disk full, read-only, I/O error): nothing was shown or changed for it.
+    /// The work stays due and is tried again with backoff, and at once after the next write that succeeds.
+    func storeFailed(_ doing: String, _ error: StoreError) {
+        if storeFailure == nil { Log.error("\(doing) failed: \(error.message); due notifications wait and are retried") }
+        storeFailure = "\(doing) failed: \(error.message)"
+        guard storeRetryTask == nil else { return }
+        let delay = storeRetryDelay
+        storeRetryDelay = min(storeRetryDelay * 2, configuration.retryMaximum)
+        storeRetryTask = Task {
+            try? await Task.sleep(for: .nanoseconds(delay.nanoseconds))
+            await self.retryStore(cancelled: Task.isCancelled)
+        }
+    }
+
+    /// A write succeeded: if due work was waiting for the store, it is tried now rather than at the next backoff.
+    func storeRecovered() {
+        guard storeFailure != nil, let pending = storeRetryTask else { return }
+        pending.cancel()
+        storeRetryTask = Task { await self.retryStore(cancelled: false) }
+    }
+
+    private func retryStore(cancelled: Bool) {
+        guard !cancelled else { return }
+        storeRetryTask = nil
+        storeFailure = nil
+        catchUp()
+        if storeFailure == nil {
+            storeRetryDelay = configuration.retryInitial
+            Log.notice("the database accepts writes again; due notifications are on their way")
         }
     }
 

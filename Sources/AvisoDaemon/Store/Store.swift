@@ -14,6 +14,8 @@ public final class Store {
     public let path: String
     private var database: OpaquePointer?
     private var cache: [String: Statement] = [:]
+    /// What opening found wrong and what was done about it, in sentences for the log and `avisoctl status`.
+    public private(set) var report: [String] = []
 
     /// The schema this build writes; a database with a higher `user_version` is refused, not downgraded.
     public static let schemaVersion: Int32 = 1
@@ -83,15 +85,12 @@ public final class Store {
 
     /// Records a firing in one transaction: the request's new state and its outbox entry.
     ///
-    /// A one-shot request whose `next` is nil is deleted. An undelivered outbox entry with the same identifier is
-    /// replaced: a repeating request that fires again while its last firing waits is shown once, with the new due time.
+    /// A fired one-shot request added over the socket (no `next`, no `source`) is deleted; a declared one is kept, so
+    /// that its file does not declare it anew. An undelivered outbox entry with the same identifier is replaced: a
+    /// repeating request that fires again while its last firing waits is shown once, with the new due time.
     public func recordFiring(_ r: ScheduledRequest, outbox entry: OutboxEntry) throws(StoreError) {
         try transaction { () throws(StoreError) in
-            if r.next == nil && !r.request.trigger.repeats {
-                try statement("DELETE FROM requests WHERE id = ?").run([.text(r.request.id)])
-            } else {
-                try write(r)
-            }
+            try keepOrDelete(r)
             try statement("INSERT OR REPLACE INTO outbox (id, content, due, late) VALUES (?, ?, ?, ?)")
                 .run([.text(entry.id), .text(try encode(entry.content)), .integer(entry.due.nanoseconds),
                       .integer(entry.late ? 1 : 0)])
@@ -104,11 +103,7 @@ public final class Store {
     /// For the common case of a server being present, so that the fire path flushes once before the D-Bus call.
     public func recordFiringAndBeginDelivery(_ r: ScheduledRequest, entry: OutboxEntry, at: WallTime) throws(StoreError) {
         try transaction { () throws(StoreError) in
-            if r.next == nil && !r.request.trigger.repeats {
-                try statement("DELETE FROM requests WHERE id = ?").run([.text(r.request.id)])
-            } else {
-                try write(r)
-            }
+            try keepOrDelete(r)
             try statement("DELETE FROM outbox WHERE id = ?").run([.text(entry.id)])
             try statement("""
                 INSERT OR REPLACE INTO delivered (id, content, delivered, server_id, server_owner, due, late)
@@ -227,6 +222,14 @@ public final class Store {
     }
 
     // MARK: Plumbing
+
+    private func keepOrDelete(_ r: ScheduledRequest) throws(StoreError) {
+        if r.next == nil && !r.request.trigger.repeats && r.source == nil {
+            try statement("DELETE FROM requests WHERE id = ?").run([.text(r.request.id)])
+        } else {
+            try write(r)
+        }
+    }
 
     private func write(_ r: ScheduledRequest) throws(StoreError) {
         try statement("INSERT OR REPLACE INTO requests (id, value) VALUES (?, ?)")
