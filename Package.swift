@@ -13,7 +13,7 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Tiny C for macros and variadic functions.
-        .target(name: "CShims", dependencies: ["CNotify", "CSystemd", "CSQLite"]),
+        .target(name: "CShims"),
 
         // Pure: no Glibc, no Foundation, no C modules, no clock reads.
         .target(name: "AvisoCore"),
@@ -31,8 +31,8 @@ let package = Package(
         .target(name: "AvisoTestSupport", dependencies: ["AvisoCore", "AvisoProtocol"]),
         // GDBus name owning, stdin commands and JSON event lines shared by the two test servers.
         .target(name: "TestBusServerKit", dependencies: ["CNotify"]),
-        .executableTarget(name: "aviso-test-notifyd", dependencies: ["CNotify", "CShims", "TestBusServerKit"]),
-        .executableTarget(name: "aviso-test-logind", dependencies: ["CNotify", "CShims", "TestBusServerKit"]),
+        .executableTarget(name: "aviso-test-notifyd", dependencies: ["CNotify", "TestBusServerKit"]),
+        .executableTarget(name: "aviso-test-logind", dependencies: ["CNotify", "TestBusServerKit"]),
 
         .testTarget(name: "AvisoCoreTests", dependencies: ["AvisoCore", "AvisoTestSupport"]),
         .testTarget(name: "AvisoProtocolTests", dependencies: ["AvisoProtocol"]),

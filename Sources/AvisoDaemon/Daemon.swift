@@ -43,6 +43,9 @@ public enum Daemon {
     ///
     /// `signals` must have been created before any other thread started, so that every thread has them blocked.
     public static func run(_ options: DaemonOptions, signals: Signals) async -> Int32 {
+        // Everything aviso creates (database, socket, their directories) is the user's alone.
+        umask(0o077)
+        raiseDescriptorLimit()
         let systemd = SystemdNotifier()
         let configPath = options.configFile
         let load: @Sendable () -> ConfigLoadResult = { ConfigLoader.load(path: configPath) }
@@ -59,6 +62,7 @@ public enum Daemon {
             Log.error("cannot start: \(error)")
             return 1
         }
+        for line in store.report { Log.error(line) }
 
         let (notifierEvents, notifierSink) = AsyncStream.makeStream(of: NotifierEvent.self)
         let notifier = Notifier(appName: "aviso", desktopEntry: "aviso", onEvent: { notifierSink.yield($0) })
@@ -130,5 +134,14 @@ public enum Daemon {
             group.cancelAll()
         }
         return 0
+    }
+
+    /// Lifts the soft limit on open descriptors to the hard one (systemd's default soft limit is 1024), so that many
+    /// clients at once cannot run the control socket out of descriptors.
+    private static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
 }

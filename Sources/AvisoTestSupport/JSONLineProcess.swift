@@ -65,9 +65,16 @@ public final class JSONLineProcess<Event: JSONLineEvent>: @unchecked Sendable {
         try? input.fileHandleForWriting.write(contentsOf: Data((command + "\n").utf8))
     }
 
+    /// Sends `signal` to the server while it runs (SIGSTOP freezes it as a hung server would be; SIGCONT thaws it).
+    public func signal(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
     /// Stops the server (its bus name is released when it exits) and waits for it; idempotent.
     public func stop() {
         guard process.isRunning else { return }
+        // A frozen server cannot read "quit".
+        kill(process.processIdentifier, SIGCONT)
         send("quit")
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()

@@ -1,4 +1,5 @@
 import AvisoCore
+import Glibc
 
 /// The `aviso-test-notifyd` executable run as a child process: a real org.freedesktop.Notifications server on a
 /// given bus that reports every call it receives, and can be told to close notifications.
@@ -86,6 +87,9 @@ public final class TestNotificationServer: @unchecked Sendable {
     public func close(id: UInt32, reason: UInt32) {
         child.send("close \(id) \(reason)")
     }
+
+    /// Sends a signal to the server process: SIGSTOP freezes it as a hung server would be, SIGCONT thaws it.
+    public func signal(_ signal: Int32) { child.signal(signal) }
 
     /// Stops the server (its bus name is released when it exits) and waits for it; idempotent.
     public func stop() { child.stop() }

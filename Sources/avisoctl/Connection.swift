@@ -3,10 +3,16 @@ import Glibc
 
 /// One request and its reply over the daemon's control socket.
 enum Connection {
+    /// How long avisoctl waits for the daemon's reply before saying so.
+    static let replyTimeoutSeconds = 60
+
     /// Sends `command` to the daemon listening at `path` and returns its reply.
     ///
-    /// Exits with status 3 when no daemon answers, with a message saying how to start one.
+    /// Exits with status 3 when no daemon answers (with a message saying how to start one), or when the socket is
+    /// served by a process of another user: what avisoctl sends (titles, bodies) is not for them.
     static func send(_ command: Command, to path: String) -> Reply {
+        // A daemon that refuses before reading closes the socket under our write: say what it said, do not die.
+        signal(SIGPIPE, SIG_IGN)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { unreachable(path, "socket: \(errorText())") }
         defer { close(fd) }
@@ -33,14 +39,21 @@ enum Connection {
             }
             unreachable(path, "cannot connect to \(path): \(errorText(e))")
         }
+        checkPeer(fd, path)
+        var timeout = timeval(tv_sec: replyTimeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
 
         let line = Codec.encode(command)
         var written = 0
+        var writeError: Int32?
         while written < line.count {
-            let n = line[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let n = line[written...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n < 0 {
                 if errno == EINTR { continue }
-                unreachable(path, "the daemon closed the connection: \(errorText())")
+                // The daemon may have answered (busy, too large) before closing: read that below.
+                writeError = errno
+                break
             }
             written += n
         }
@@ -51,9 +64,15 @@ enum Connection {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN {
+                    unreachable(path, "the daemon did not answer within \(replyTimeoutSeconds)s")
+                }
                 unreachable(path, "reading the daemon's reply failed: \(errorText())")
             }
-            if n == 0 { unreachable(path, "the daemon closed the connection without replying") }
+            if n == 0 {
+                let why = writeError.map { "the daemon closed the connection before taking the request (\(errorText($0)))" }
+                unreachable(path, why ?? "the daemon closed the connection without replying")
+            }
             reply += buffer[0..<n]
         }
         let end = reply.firstIndex(of: UInt8(ascii: "\n"))!
@@ -61,6 +80,23 @@ enum Connection {
             return try Codec.decodeReply(reply[..<end], to: command)
         } catch {
             Output.fail(1, error.message)
+        }
+    }
+
+    /// Refuses to talk to a socket served by another user: in a shared runtime directory another user could have put
+    /// a socket of theirs where the daemon's should be.
+    private static func checkPeer(_ fd: Int32, _ path: String) {
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; }: Glibc's Swift overlay hides it behind _GNU_SOURCE.
+        var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        let known = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0
+            && length == socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard known, credentials.1 == getuid() else {
+            let who = known ? "a process of uid \(credentials.1)" : "a process whose user cannot be told"
+            Output.fail(3, """
+                \(path) is served by \(who), not by you (uid \(getuid())): nothing was sent to it. Check who created \
+                the socket's directory, or use --socket to reach your own avisod.
+                """)
         }
     }
 

@@ -206,7 +206,8 @@ private func errorMessage(_ line: [UInt8]?) -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aviso-ctl-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/control.sock"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
         // A socket file nobody listens on: what a killed daemon leaves behind.
         let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()

@@ -166,14 +166,111 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
         ])
     }
 
-    @Test func aFileThatIsNotADatabaseGivesAnErrorNamingIt() throws {
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+    @Test func aFileThatIsNotADatabaseIsMovedAsideAndANewOneStarts() throws {
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
         let garbage = directory.path + "/garbage.db"
         let bytes = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
         #expect(FileManager.default.createFile(atPath: garbage, contents: Data(bytes)))
-        let error = #expect(throws: StoreError.self) { try Store(path: garbage) }
-        #expect(error?.message.contains(garbage) == true)
-        #expect(error?.message.contains("not a database") == true, "the SQLite reason: \(error?.message ?? "")")
+        let store = try Store(path: garbage)
+        try store.put(scheduled("fresh"))
+        #expect(try store.requests().map(\.request.id) == ["fresh"])
+        let report = store.report.joined(separator: "\n")
+        #expect(report.contains("was damaged (") && report.contains("not a database"), "\(report)")
+        #expect(report.contains("nothing could be salvaged"), "\(report)")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("garbage.db.corrupt-") }
+        #expect(kept.count == 1)
+        #expect(report.contains(directory.path + "/" + kept[0]), "the report names where the damaged file went")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + kept[0])) == Data(bytes), "kept as it was")
+    }
+
+    @Test func aDamagedDatabaseIsMovedAsideAndWhatCanBeReadIsSalvaged() throws {
+        do {
+            let store = try Store(path: path)
+            try store.put((0..<400).map { scheduled(String(format: "r%03d", $0), title: String(repeating: "t", count: 200)) })
+            store.close()
+        }
+        // Garbage over two pages in the middle of the table: what SQLite's own check calls corruption.
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: (size / 2) & ~4095)
+        handle.write(Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }))
+        try handle.close()
+
+        let store = try Store(path: path)
+        let report = store.report.joined(separator: "\n")
+        #expect(report.contains("was damaged (") && report.contains(".corrupt-"), "\(report)")
+        let salvaged = try store.requests().count
+        #expect(salvaged > 200 && salvaged < 400, "most rows are salvaged, the damaged pages' are lost: \(salvaged)")
+        #expect(report.contains("salvaged: \(salvaged) requests") && report.contains("are lost"), "\(report)")
+        try store.put(scheduled("after"))
+        #expect(try store.requests().count == salvaged + 1, "the new database takes writes")
+    }
+
+    @Test func aRowThatCannotBeDecodedIsQuarantinedAndTheRestLoads() throws {
+        do {
+            let store = try Store(path: path)
+            try store.put([scheduled("good"), scheduled("bad")])
+            store.close()
+        }
+        try sqlite(path, "UPDATE requests SET value = '{\"not\": \"a request\"}' WHERE id = 'bad';")
+        let store = try Store(path: path)
+        #expect(try store.requests().map(\.request.id) == ["good"])
+        let report = store.report.joined(separator: "\n")
+        #expect(report.contains("'bad' in requests could not be read") && report.contains("quarantine"), "\(report)")
+        #expect(try sqlite(path, "SELECT tbl, id, value FROM quarantine;") == "requests|bad|{\"not\": \"a request\"}\n")
+        #expect(try Store(path: path).requests().map(\.request.id) == ["good"], "set aside once, not reported again")
+    }
+
+    @Test func aDamagedWriteAheadLogIsRebuiltInsteadOfDroppingCommittedRequests() throws {
+        let crash = directory.path + "/crash"
+        let store = try Store(path: path)
+        for i in 0..<50 { try store.put(scheduled("w\(i)")) }
+        // What a kill -9 leaves: the database and its log as they are on disk while the store is open.
+        try FileManager.default.createDirectory(atPath: crash, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.copyItem(atPath: path, toPath: crash + "/aviso.db")
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: crash + "/aviso.db-wal")
+        store.close()
+        // 4 KiB of garbage in the middle of the log: SQLite's own recovery stops there and drops what follows.
+        let handle = try #require(FileHandle(forUpdatingAtPath: crash + "/aviso.db-wal"))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        handle.write(Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }))
+        try handle.close()
+
+        let recovered = try Store(path: crash + "/aviso.db")
+        #expect(Set(try recovered.requests().map(\.request.id)) == Set((0..<50).map { "w\($0)" }), "nothing acknowledged is lost")
+        let report = recovered.report.joined(separator: "\n")
+        #expect(report.contains("write-ahead log") && report.contains("rebuilt from the log"), "\(report)")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: crash).filter { $0.contains(".corrupt-") }
+        #expect(kept.count == 2, "the damaged database and log are kept: \(kept)")
+    }
+
+    @Test func theDatabaseIsPrivateAndNeverFollowedThroughALink() throws {
+        do {
+            let store = try Store(path: path)
+            try store.put(scheduled("a"))
+        }
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+
+        let linked = directory.path + "/linked/aviso.db"
+        try FileManager.default.createDirectory(atPath: directory.path + "/linked", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        #expect(symlink(directory.path + "/nowhere.db", linked) == 0, "a dangling link, as the issue found")
+        let error = #expect(throws: StoreError.self) { try Store(path: linked) }
+        #expect(error?.message.contains("symbolic link") == true, "\(error?.message ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/nowhere.db"), "nothing created at the target")
+    }
+
+    @Test(arguments: [0o755, 0o770, 0o777])
+    func aStateDirectoryOpenToOthersIsRefused(mode: Int) throws {
+        let state = directory.path + "/open"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        #expect(chmod(state, mode_t(mode)) == 0)
+        let error = #expect(throws: StoreError.self) { try Store(path: state + "/aviso.db") }
+        #expect(error?.message.contains("open to other users (mode 0\(String(mode, radix: 8)))") == true, "\(error?.message ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: state + "/aviso.db"))
     }
 
     @Test func usingAClosedStoreThrowsInsteadOfCrashing() throws {
@@ -198,4 +295,19 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
         let error = #expect(throws: StoreError.self) { try Store(path: path) }
         #expect(error?.message.contains("99") == true)
     }
+}
+
+/// Runs the sqlite3 shell on `path` and returns what it printed: for changes the store offers no way to make.
+@discardableResult
+private func sqlite(_ path: String, _ sql: String) throws -> String {
+    try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "the sqlite3 shell is needed")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = [path, sql]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
 }

@@ -1,240 +1,433 @@
 import AvisoProtocol
-import Dispatch
 import Glibc
+internal import CShims
 import Synchronization
 
 /// The daemon's control socket: a Unix stream socket speaking JSON lines (one request, one reply).
 ///
-/// Blocking I/O runs on its own kernel threads: one accepts, and each connection reads on its own thread, so a slow
-/// or stuck client cannot hold up another. Only processes of the daemon's own uid are served. Whatever bytes arrive,
-/// the server answers with an error line or closes the connection; it never traps.
-public final class ControlServer: Sendable {
+/// One thread runs an epoll loop over the listening socket and every connection, all non-blocking: a connection
+/// costs a small record, not a thread, and no client can hold up another. Only processes of the daemon's own uid are
+/// served. A connection must deliver a complete request within `requestTimeout` (counted from its connection or its
+/// last reply) and take its reply within `replyTimeout`, or it is closed. At `maximumConnections`, a new client
+/// takes the place of the connection that has waited longest without sending a request, so idle connections cannot
+/// lock anybody out. Whatever bytes arrive, the server answers with an error line or closes the connection; it
+/// never traps.
+public final class ControlServer: @unchecked Sendable {
     /// The socket file.
     public let path: String
-    /// Connections served at once; the next one gets a `busy` error line and is closed.
-    public static let maximumConnections = 32
-    /// How long a reply may wait for a client that does not read before the connection is dropped.
-    public static let sendTimeoutSeconds = 10
+    /// Connections held at once; beyond it the longest-idle one makes room (`busy` only when all are being served).
+    public static let maximumConnections = 256
+    /// How long a connection may take to send a complete request line, in milliseconds.
+    public static let requestTimeoutMilliseconds: Int64 = 10_000
+    /// How long a reply may wait for a client that does not read, in milliseconds.
+    public static let replyTimeoutMilliseconds: Int64 = 10_000
 
     private let handler: @Sendable (Command) async -> Reply
-    private let state = Mutex(State())
-    /// Signalled when the accept thread has closed the listener.
-    private let acceptFinished = DispatchSemaphore(value: 0)
+    /// Replies finished by handler tasks, waiting for the loop thread to send them: (connection, line); `closed` once
+    /// the loop has ended (and closed `wakeFD`, which must then not be written).
+    private let finished = Mutex<(replies: [(UInt64, [UInt8])], closed: Bool)>(([], false))
+    private let stopped = Mutex(false)
+    /// Posted by the loop thread when it has closed everything.
+    private let loopEnded = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
 
-    private struct State {
-        var listener: Int32 = -1
-        var started = false
-        var stopped = false
-        /// Device and inode of the socket file we bound, so `stop` removes only our own.
-        var boundFile: (dev_t, ino_t)?
-        var connections: Set<Int32> = []
-    }
+    // Owned by the loop thread once started.
+    private var directory: PrivateDirectory?
+    private var name = ""
+    private var boundFile: (dev_t, ino_t)?
+    private var listener: Int32 = -1
+    private var epollFD: Int32 = -1
+    private var wakeFD: Int32 = -1
+    private var connections: [Int32: ControlConnection] = [:]
+    private var nextConnectionID: UInt64 = 1
+    /// After EMFILE with nothing to evict, accepting pauses until this monotonic millisecond.
+    private var acceptPausedUntil: Int64?
 
     /// Prepares a server for `path`; nothing is opened until `start`.
     ///
     /// `handler` runs once per well-formed request, possibly concurrently for different connections.
-    /// Throws ENAMETOOLONG when `path` does not fit in a Unix socket address.
     public init(path: String, handler: @escaping @Sendable (Command) async -> Reply) throws(SystemError) {
-        guard UnixSocket.fits(path) else {
-            throw SystemError("socket path \(path) is too long for a Unix socket", Errno(rawValue: ENAMETOOLONG))
-        }
         self.path = path
         self.handler = handler
+        sem_init(loopEnded, 0, 0)
     }
 
-    /// Creates the parent directory (mode 0700; an existing one keeps its mode), removes a stale socket file, binds
-    /// the socket with mode 0600, listens and starts accepting.
+    deinit {
+        sem_destroy(loopEnded)
+        loopEnded.deallocate()
+    }
+
+    /// Opens the socket's directory (created 0700 if missing; refused unless private, see
+    /// `Directories.openPrivate`), removes a stale socket file, binds the socket with mode 0600, listens and starts
+    /// the loop thread.
     ///
     /// Throws when another process is listening on `path` ("another avisod is running on PATH"), when `path` exists
-    /// and is not a socket, or when a call fails.
+    /// and is not a socket, when the directory is not private, or when a call fails.
     public func start() throws(SystemError) {
-        guard state.withLock({ s in s.started ? false : { s.started = true; return true }() }) else {
-            throw SystemError("ControlServer.start called twice", Errno(rawValue: EALREADY))
-        }
-        try Directories.createParents(of: path)
-        try removeStaleSocket()
-        let fd = try UnixSocket.make()
-        do {
-            _ = try UnixSocket.withAddress(path) { address, length throws(SystemError) in
-                try syscall("bind") { bind(fd, address, length) }
+        precondition(listener < 0 && epollFD < 0, "ControlServer.start called twice")
+        let directory = try Directories.openPrivate(containing: path)
+        name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        var opened: [Int32] = []
+        do throws(SystemError) {
+            let address = directory.path(of: name)
+            guard UnixSocket.fits(address) else {
+                throw SystemError(refusing: "socket path \(address) is too long for a Unix socket")
             }
-            // The directory is 0700, so nobody else can connect during the moment before the chmod.
-            try syscall("chmod") { chmod(path, 0o600) }
-            try syscall("listen") { listen(fd, 64) }
+            try removeStaleSocket(in: directory, at: address)
+            let fd = try UnixSocket.make()
+            opened.append(fd)
+            _ = try UnixSocket.withAddress(address) { a, length throws(SystemError) in try syscall("bind") { bind(fd, a, length) } }
+            // The directory is private, so nobody else can connect during the moment before the chmod.
+            try syscall("fchmodat") { fchmodat(directory.fd, name, 0o600, 0) }
+            try syscall("listen") { listen(fd, 128) }
             var info = stat()
-            try syscall("stat") { stat(path, &info) }
-            let bound = (info.st_dev, info.st_ino)
-            state.withLock { $0.listener = fd; $0.boundFile = bound }
-            try NativeThread.spawn { [self] in acceptLoop(fd) }
+            try syscall("fstatat") { fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) }
+            boundFile = (info.st_dev, info.st_ino)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            epollFD = try Epoll.create()
+            opened.append(epollFD)
+            wakeFD = try EventFD.create()
+            opened.append(wakeFD)
+            try Epoll.add(epollFD, fd)
+            try Epoll.add(epollFD, wakeFD)
+            listener = fd
+            self.directory = directory
         } catch {
-            close(fd)
-            unlink(path)
-            state.withLock { $0.listener = -1; $0.boundFile = nil; $0.stopped = true }
+            for fd in opened { close(fd) }
+            if boundFile != nil { unlinkat(directory.fd, name, 0) }
+            directory.close()
+            epollFD = -1
             throw error
         }
+        KernelThread.spawn(name: "aviso-control") { self.run() }
     }
 
-    /// Stops accepting, removes the socket file and ends open connections. Safe to call more than once.
+    /// Stops accepting, removes the socket file and closes every connection. Safe to call more than once, and
+    /// before `start`.
     ///
-    /// When it returns the listener is closed; connection threads finish on their own shortly after (a request
-    /// already handed to the handler still completes, its reply is discarded).
+    /// When it returns the listener and the connections are closed; a request already handed to the handler still
+    /// completes, its reply is discarded.
     public func stop() {
-        let (listener, bound, connections, wasRunning) = state.withLock { s in
-            let running = s.started && !s.stopped && s.listener >= 0
-            s.stopped = true
-            return (s.listener, s.boundFile, s.connections, running)
+        let first = stopped.withLock { s in
+            defer { s = true }
+            return !s
         }
-        guard wasRunning else { return }
-        if let bound {
+        guard first, epollFD >= 0 else { return }
+        EventFD.signal(wakeFD)
+        while sem_wait(loopEnded) != 0 {}
+    }
+
+    // MARK: The loop
+
+    private func run() {
+        while !stopped.withLock({ $0 }) {
+            let ready: [Epoll.Ready]
+            do {
+                ready = try Epoll.wait(epollFD, timeoutMilliseconds: nextTimeout())
+            } catch {
+                Log.error("control socket: \(error); no longer serving")
+                break
+            }
+            for r in ready {
+                if r.fd == wakeFD {
+                    EventFD.drain(wakeFD)
+                } else if r.fd == listener {
+                    acceptAll()
+                } else {
+                    service(r.fd, r.events)
+                }
+            }
+            sendFinishedReplies()
+            expireDeadlines()
+        }
+        shutDown()
+    }
+
+    /// Milliseconds until the earliest deadline; -1 (sleep until something happens) when there is none.
+    private func nextTimeout() -> Int32 {
+        var earliest = acceptPausedUntil
+        for c in connections.values {
+            if let d = c.deadline { earliest = min(earliest ?? d, d) }
+        }
+        guard let earliest else { return -1 }
+        return Int32(clamping: max(0, earliest - Self.monotonicMilliseconds()))
+    }
+
+    private func shutDown() {
+        for fd in Array(connections.keys) { drop(fd) }
+        if let directory {
             var info = stat()
-            if stat(path, &info) == 0 && info.st_dev == bound.0 && info.st_ino == bound.1 { unlink(path) }
+            if let bound = boundFile, fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
+               info.st_dev == bound.0 && info.st_ino == bound.1 {
+                unlinkat(directory.fd, name, 0)
+            }
+            directory.close()
         }
-        // shutdown wakes a thread blocked in accept or read; the owning thread then closes its descriptor.
-        shutdown(listener, Int32(SHUT_RDWR))
-        for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
-        acceptFinished.wait()
+        close(listener)
+        finished.withLock { f in
+            f.closed = true
+            close(wakeFD)
+        }
+        close(epollFD)
+        sem_post(loopEnded)
     }
 
     // MARK: Accepting
 
-    private func acceptLoop(_ listener: Int32) {
-        defer {
-            close(listener)
-            acceptFinished.signal()
+    private func acceptAll() {
+        if let until = acceptPausedUntil {
+            guard Self.monotonicMilliseconds() >= until else { return }
+            acceptPausedUntil = nil
+            try? Epoll.modify(epollFD, listener, events: .readable)
         }
-        while !state.withLock({ $0.stopped }) {
-            let fd: Int32
-            do throws(SystemError) {
-                // accept4 is hidden behind _GNU_SOURCE in the Glibc overlay; set close-on-exec right after instead.
-                fd = try syscall("accept") { accept(listener, nil, nil) }
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            } catch {
-                if state.withLock({ $0.stopped }) { return }
-                if error.errno.rawValue == EMFILE || error.errno.rawValue == ENFILE || error.errno.rawValue == ENOMEM {
-                    // Out of descriptors: back off instead of spinning; a connection will finish and free one.
-                    usleep(100_000)
-                }
+        while true {
+            let fd = aviso_accept4(listener, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+            if fd >= 0 {
+                admit(fd)
                 continue
             }
-            admit(fd)
+            switch errno {
+            case EINTR, ECONNABORTED: continue
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                // Out of descriptors: free the longest-idle connection, or stop listening for a moment (the listener
+                // would otherwise stay readable and spin the loop).
+                if evictLongestIdle(reason: "avisod is out of file descriptors") { continue }
+                acceptPausedUntil = Self.monotonicMilliseconds() + 100
+                try? Epoll.modify(epollFD, listener, events: [])
+                return
+            default:
+                return
+            }
         }
     }
 
-    /// Checks the peer and the connection cap, then hands the connection to its own thread.
+    /// Checks the peer and makes room if needed, then watches the connection.
     private func admit(_ fd: Int32) {
-        // These refusals are short and go to a fresh socket buffer: a non-blocking send never stalls accepting.
         guard let uid = UnixSocket.peerUID(fd), uid == getuid() else {
-            UnixSocket.sendAll(fd, Codec.encode(Reply.error(ReplyError(
-                code: "permission",
-                message: "only the user running avisod (uid \(getuid())) may use its control socket"))), wait: false)
-            close(fd)
+            refuse(fd, ReplyError(code: "permission", message: "only the user running avisod (uid \(getuid())) may use its control socket"))
             return
         }
-        let admitted = state.withLock { s in
-            guard !s.stopped, s.connections.count < Self.maximumConnections else { return false }
-            s.connections.insert(fd)
-            return true
-        }
-        guard admitted else {
-            UnixSocket.sendAll(fd, Codec.encode(Reply.error(ReplyError(
-                code: "busy",
-                message: "avisod is serving \(Self.maximumConnections) connections already; try again"))), wait: false)
-            close(fd)
+        if connections.count >= Self.maximumConnections && !evictLongestIdle(reason: "its connection limit") {
+            refuse(fd, ReplyError(code: "busy", message: "avisod is serving \(Self.maximumConnections) requests at once; try again"))
             return
         }
-        UnixSocket.setSendTimeout(fd, seconds: Self.sendTimeoutSeconds)
         do {
-            try NativeThread.spawn { [self] in serve(fd) }
+            try Epoll.add(epollFD, fd, events: [.readable, .peerClosed])
         } catch {
-            finish(fd)
+            close(fd)
+            return
         }
+        let now = Self.monotonicMilliseconds()
+        connections[fd] = ControlConnection(id: nextConnectionID, now: now, readDeadline: now + Self.requestTimeoutMilliseconds)
+        nextConnectionID += 1
     }
 
-    // MARK: Serving one connection
-
-    private func serve(_ fd: Int32) {
-        defer { finish(fd) }
-        var framer = LineFramer(limit: maximumLineLength)
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            if count == 0 {
-                // A last request without its newline still gets an answer, for `printf ... | nc -U`.
-                if let last = framer.finish() { _ = respond(to: last, on: fd) }
-                return
-            }
-            chunk.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-            while let event = framer.next() {
-                switch event {
-                case .tooLarge:
-                    UnixSocket.sendAll(fd, Codec.encode(Reply.error(ReplyError(
-                        code: "too-large",
-                        message: "request line is longer than \(maximumLineLength) bytes; the connection is closed"))))
-                    return
-                case .line(let line):
-                    guard respond(to: line, on: fd) else { return }
-                }
-            }
-        }
-    }
-
-    /// Answers one line; false when the connection should end.
-    private func respond(to line: [UInt8], on fd: Int32) -> Bool {
-        if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) {
-            return true
-        }
-        if state.withLock({ $0.stopped }) { return false }
-        let reply: Reply
-        if String(validating: line, as: UTF8.self) == nil {
-            reply = .error(ReplyError(code: "malformed", message: "request is not valid UTF-8; send one JSON object per line, in UTF-8"))
-        } else {
-            do throws(ReplyError) {
-                reply = call(try Codec.decodeCommand(line))
-            } catch {
-                reply = .error(error)
-            }
-        }
-        return UnixSocket.sendAll(fd, Codec.encode(reply))
-    }
-
-    /// Runs the async handler from this kernel thread and waits for it; blocking here is fine, it is not a pool thread.
-    private func call(_ command: Command) -> Reply {
-        let done = DispatchSemaphore(value: 0)
-        let slot = ReplySlot()
-        let handler = self.handler
-        Task {
-            slot.reply = await handler(command)
-            done.signal()
-        }
-        done.wait()
-        return slot.reply ?? .error(ReplyError(code: "internal", message: "the daemon produced no reply"))
-    }
-
-    private func finish(_ fd: Int32) {
-        // Leave the set before closing, so `stop` never shuts down a descriptor number that was reused.
-        state.withLock { _ = $0.connections.remove(fd) }
+    /// Sends a short error line to a fresh socket (its buffer is empty, so this never blocks) and closes it.
+    private func refuse(_ fd: Int32, _ error: ReplyError) {
+        UnixSocket.sendAll(fd, Codec.encode(Reply.error(error)), wait: false)
         close(fd)
     }
 
-
-    private func removeStaleSocket() throws(SystemError) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFSOCK else {
-            throw SystemError("\(path) exists and is not a socket; move it away", Errno(rawValue: EEXIST))
-        }
-        if UnixSocket.isListening(path) {
-            throw SystemError("another avisod is running on \(path)", Errno(rawValue: EADDRINUSE))
-        }
-        try syscall("unlink") { unlink(path) }
+    /// Closes the connection that has waited longest for a request (none is being served or answered); false when
+    /// every connection is busy.
+    private func evictLongestIdle(reason: String) -> Bool {
+        guard let (fd, _) = connections.filter({ $0.value.isIdle }).min(by: { $0.value.idleSince < $1.value.idleSince })
+        else { return false }
+        UnixSocket.sendAll(fd, Codec.encode(Reply.error(ReplyError(
+            code: "timeout", message: "this connection sent no request and was closed to make room (\(reason))"))), wait: false)
+        drop(fd)
+        return true
     }
-}
 
-/// The handler's reply, handed from the Task to the waiting thread; the semaphore orders the write before the read.
-private final class ReplySlot: @unchecked Sendable {
-    var reply: Reply?
+    // MARK: Serving connections
+
+    private func service(_ fd: Int32, _ events: Epoll.Events) {
+        guard connections[fd] != nil else { return }
+        if events.contains(.writable) { flush(fd) }
+        if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) { receive(fd) }
+        // A peer that is gone entirely reports HUP whatever is asked for: stop watching it. What is being served
+        // finishes, and sending its reply fails and closes the connection.
+        if !events.isDisjoint(with: [.hangUp, .error]), connections[fd] != nil {
+            try? Epoll.remove(epollFD, fd)
+            connections[fd]?.watched = false
+        }
+    }
+
+    /// Reads until a complete line is there (or nothing more is); each line becomes a request, one at a time.
+    private func receive(_ fd: Int32) {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while var c = connections[fd], c.isIdle, !c.peerClosed {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { break }
+                return drop(fd)
+            }
+            if n == 0 {
+                c.peerClosed = true
+                // A last request without its newline still gets an answer, for `printf ... | nc -U`.
+                if let last = c.framer.finish() { c.lines.append(last) }
+                connections[fd] = c
+                break
+            }
+            chunk.withUnsafeBytes { c.framer.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            while let event = c.framer.next() {
+                switch event {
+                case .line(let line): c.lines.append(line)
+                case .tooLarge:
+                    c.lines.removeAll()
+                    c.closeAfterReply = true
+                    connections[fd] = c
+                    return queue(fd, .error(ReplyError(
+                        code: "too-large",
+                        message: "request line is longer than \(maximumLineLength) bytes; the connection is closed")))
+                }
+            }
+            connections[fd] = c
+        }
+        advance(fd)
+    }
+
+    /// Answers the connection's pending lines in order until one goes to the handler or a reply waits for the
+    /// client; closes a connection whose client has left and has nothing more to be answered.
+    private func advance(_ fd: Int32) {
+        while let c = connections[fd], !c.serving, c.outgoing.isEmpty, !c.closeAfterReply {
+            guard let line = c.lines.first else {
+                if c.peerClosed { return drop(fd) }
+                return updateInterest(fd)
+            }
+            connections[fd]?.lines.removeFirst()
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) {
+                continue
+            }
+            guard String(validating: line, as: UTF8.self) != nil else {
+                queue(fd, .error(ReplyError(
+                    code: "malformed", message: "request is not valid UTF-8; send one JSON object per line, in UTF-8")))
+                continue
+            }
+            let command: Command
+            do throws(ReplyError) {
+                command = try Codec.decodeCommand(line)
+            } catch {
+                queue(fd, .error(error))
+                continue
+            }
+            connections[fd]?.serving = true
+            updateInterest(fd)
+            let id = c.id
+            let handler = self.handler
+            Task {
+                let answer = Codec.encode(await handler(command))
+                self.finished.withLock { f in
+                    guard !f.closed else { return }
+                    f.replies.append((id, answer))
+                    EventFD.signal(self.wakeFD)
+                }
+            }
+            return
+        }
+    }
+
+    private func sendFinishedReplies() {
+        let ready = finished.withLock { f in
+            defer { f.replies.removeAll() }
+            return f.replies
+        }
+        for (id, line) in ready {
+            guard let fd = connections.first(where: { $0.value.id == id })?.key else { continue }
+            connections[fd]?.serving = false
+            connections[fd]?.outgoing += line
+            flush(fd)
+        }
+    }
+
+    /// Queues a reply and sends what the socket takes now (the rest goes out as the client reads).
+    private func queue(_ fd: Int32, _ reply: Reply) {
+        connections[fd]?.outgoing += Codec.encode(reply)
+        write(fd)
+    }
+
+    /// Sends what it can, then goes on with the connection's next request.
+    private func flush(_ fd: Int32) {
+        if write(fd) { advance(fd) }
+    }
+
+    /// Sends as much of the pending reply as the socket takes; false when the connection was closed.
+    @discardableResult
+    private func write(_ fd: Int32) -> Bool {
+        guard var c = connections[fd] else { return false }
+        let now = Self.monotonicMilliseconds()
+        var progressed = false
+        while !c.outgoing.isEmpty {
+            let sent = c.outgoing.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { break }
+                drop(fd)
+                return false
+            }
+            c.outgoing.removeFirst(sent)
+            progressed = true
+        }
+        if c.outgoing.isEmpty {
+            if c.closeAfterReply {
+                drop(fd)
+                return false
+            }
+            c.writeDeadline = nil
+            // The next request has its own time to arrive.
+            c.readDeadline = now + Self.requestTimeoutMilliseconds
+            c.idleSince = now
+        } else if progressed || c.writeDeadline == nil {
+            c.writeDeadline = now + Self.replyTimeoutMilliseconds
+        }
+        connections[fd] = c
+        updateInterest(fd)
+        return true
+    }
+
+    private func updateInterest(_ fd: Int32) {
+        guard let c = connections[fd], c.watched, c.wantedEvents != c.interest else { return }
+        connections[fd]?.interest = c.wantedEvents
+        try? Epoll.modify(epollFD, fd, events: c.wantedEvents)
+    }
+
+    private func expireDeadlines() {
+        let now = Self.monotonicMilliseconds()
+        for (fd, c) in connections {
+            guard let deadline = c.deadline, deadline <= now else { continue }
+            if c.outgoing.isEmpty {
+                UnixSocket.sendAll(fd, Codec.encode(Reply.error(ReplyError(
+                    code: "timeout",
+                    message: "no complete request within \(Self.requestTimeoutMilliseconds / 1000)s; the connection is closed"))),
+                    wait: false)
+            }
+            drop(fd)
+        }
+    }
+
+    private func drop(_ fd: Int32) {
+        guard connections.removeValue(forKey: fd) != nil else { return }
+        try? Epoll.remove(epollFD, fd)
+        close(fd)
+    }
+
+    // MARK: Helpers
+
+    private func removeStaleSocket(in directory: PrivateDirectory, at address: String) throws(SystemError) {
+        var info = stat()
+        guard fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            throw SystemError(refusing: "\(path) exists and is not a socket; move it away")
+        }
+        if UnixSocket.isListening(address) {
+            throw SystemError(refusing: "another avisod is running on \(path)")
+        }
+        try syscall("unlinkat") { unlinkat(directory.fd, name, 0) }
+    }
+
+    static func monotonicMilliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000 + Int64(ts.tv_nsec) / 1_000_000
+    }
 }

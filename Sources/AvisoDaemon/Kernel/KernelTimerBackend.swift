@@ -132,7 +132,7 @@ public final class KernelTimerBackend: TimerBackend {
         while true {
             let ready: [Int32]
             do {
-                ready = try Epoll.wait(epollFD)
+                ready = try Epoll.wait(epollFD).map(\.fd)
             } catch {
                 // epoll_wait with valid arguments only fails with EINTR, which is retried; anything else is a bug.
                 fatalError("timer thread: \(error)")

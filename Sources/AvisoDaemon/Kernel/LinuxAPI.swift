@@ -30,7 +30,7 @@ enum LinuxAPI {
     static let timerCancelOnSet: Int32 = 1 << 1
     static let epollAdd: Int32 = 1
     static let epollDel: Int32 = 2
-    static let epollIn: UInt32 = 0x001
+    static let epollMod: Int32 = 3
 
     /// `struct epoll_event` is packed on x86-64 only (12 bytes); elsewhere the 64-bit data is naturally aligned.
     #if arch(x86_64)

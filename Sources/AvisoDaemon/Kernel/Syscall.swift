@@ -28,7 +28,12 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
         self.errno = errno
     }
 
-    public var description: String { "\(function): \(errno)" }
+    /// A refusal of aviso's own (no call failed): `message` says what is wrong and how to fix it; errno is 0.
+    public init(refusing message: String) {
+        self.init(message, Errno(rawValue: 0))
+    }
+
+    public var description: String { errno.rawValue == 0 ? function : "\(function): \(errno)" }
 }
 
 /// Test seam: when set, the next calls of the named functions fail with the given errnos, one per call, before the

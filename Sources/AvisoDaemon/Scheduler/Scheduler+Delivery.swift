@@ -159,7 +159,7 @@ extension Scheduler {
         retryDelay = min(retryDelay * 2, configuration.retryMaximum)
         retryTask = Task {
             try? await Task.sleep(for: .nanoseconds(delay.nanoseconds))
-            await self.retryDelivery(cancelled: Task.isCancelled)
+            self.retryDelivery(cancelled: Task.isCancelled)
         }
     }
 

@@ -295,7 +295,7 @@ public actor Scheduler {
         storeRetryDelay = min(storeRetryDelay * 2, configuration.retryMaximum)
         storeRetryTask = Task {
             try? await Task.sleep(for: .nanoseconds(delay.nanoseconds))
-            await self.retryStore(cancelled: Task.isCancelled)
+            self.retryStore(cancelled: Task.isCancelled)
         }
     }
 
@@ -303,7 +303,7 @@ public actor Scheduler {
     func storeRecovered() {
         guard storeFailure != nil, let pending = storeRetryTask else { return }
         pending.cancel()
-        storeRetryTask = Task { await self.retryStore(cancelled: false) }
+        storeRetryTask = Task { self.retryStore(cancelled: false) }
     }
 
     private func retryStore(cancelled: Bool) {

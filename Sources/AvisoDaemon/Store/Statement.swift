@@ -91,6 +91,19 @@ final class Statement {
         sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
     }
 
+    /// Column `column` of the current row of a raw prepared statement, as a value to bind again (nil for NULL),
+    /// for copying rows between databases.
+    static func value(_ statement: OpaquePointer, _ column: Int32) -> Value? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_NULL: return nil
+        case SQLITE_INTEGER, SQLITE_FLOAT: return .integer(sqlite3_column_int64(statement, column))
+        default:
+            guard let p = sqlite3_column_text(statement, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(statement, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self))
+        }
+    }
+
     /// A value to bind.
     enum Value {
         case integer(Int64)

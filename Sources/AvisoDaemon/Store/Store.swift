@@ -12,37 +12,51 @@ internal import CSQLite
 public final class Store {
     /// The database file.
     public let path: String
-    private var database: OpaquePointer?
-    private var cache: [String: Statement] = [:]
+    var database: OpaquePointer?
+    var cache: [String: Statement] = [:]
     /// What opening found wrong and what was done about it, in sentences for the log and `avisoctl status`.
-    public private(set) var report: [String] = []
+    public internal(set) var report: [String] = []
 
     /// The schema this build writes; a database with a higher `user_version` is refused, not downgraded.
-    public static let schemaVersion: Int32 = 1
+    /// 2 added the `quarantine` and `meta` tables.
+    public static let schemaVersion: Int32 = 2
     /// How many closed notifications the log keeps; older entries are dropped.
     public static let closedLogLimit = 1000
 
-    /// Opens (creating if missing) the database at `path`, and its parent directories with mode 0700.
+    /// Opens (creating if missing) the database at `path`, repairing what can be repaired, and says in `report` what
+    /// was found.
     ///
-    /// Throws when the file is not a database, is from a newer aviso, or cannot be opened; the message names `path`.
+    /// The directory holding it is created (0700) if missing and must be private (`Directories.openPrivate`); the
+    /// files are 0600 and never followed through a symbolic link. Before SQLite reads the write-ahead log, it is
+    /// checked for damage that would make SQLite drop committed transactions (`StoreRecovery.repairLog`). A database
+    /// that fails `PRAGMA quick_check`, or is not a database at all, is moved aside and what can be read of it is
+    /// salvaged into a new one. A database that cannot be written is reported, not refused: what is stored can
+    /// still be read. Throws when the directory is not private, the file is a link, the database is from a newer
+    /// aviso, or it cannot be opened at all; the message names `path`.
     public init(path: String) throws(StoreError) {
         self.path = path
-        try Self.makeParentDirectories(of: path)
-        var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
-        guard rc == SQLITE_OK, let handle else {
-            let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
-            sqlite3_close_v2(handle)
-            throw StoreError(path: path, message: "cannot open the aviso database \(path): \(reason)", sqliteCode: rc & 0xff)
-        }
-        database = handle
+        let directory: PrivateDirectory
         do {
-            try configure()
+            directory = try Directories.openPrivate(containing: path)
+        } catch {
+            throw StoreError(path: path, message: "cannot use the directory of the aviso database \(path): \(error)")
+        }
+        defer { directory.close() }
+        try StoreRecovery.prepareFiles(of: path, in: directory)
+        report += StoreRecovery.repairLog(of: path, in: directory)
+        do {
+            try openAndCheck()
+        } catch where error.isCorruption {
+            close()
+            let aside = try StoreRecovery.moveAside(path, in: directory)
+            try StoreRecovery.prepareFiles(of: path, in: directory)
+            try openAndCheck()
+            report.append(salvage(from: aside, why: error.message))
         } catch {
             close()
             throw error
         }
+        if let unwritable = probeWrite() { report.append(unwritable) }
     }
 
     deinit { close() }
@@ -56,11 +70,21 @@ public final class Store {
 
     // MARK: Requests
 
-    /// Every stored request, in no particular order.
+    /// Every stored request, in no particular order. A row that cannot be decoded is moved to the quarantine table
+    /// and reported; the rest load.
     public func requests() throws(StoreError) -> [ScheduledRequest] {
-        try statement("SELECT id, value FROM requests").rows { row throws(StoreError) in
-            try decode(ScheduledRequest.self, row.text(1) ?? "", what: "request '\(row.text(0) ?? "")'")
+        var unreadable: [Quarantined] = []
+        let all = try statement("SELECT id, value FROM requests").rows { row throws(StoreError) -> ScheduledRequest? in
+            let (id, value) = (row.text(0) ?? "", row.text(1) ?? "")
+            do throws(StoreError) {
+                return try decode(ScheduledRequest.self, value, what: "request '\(id)'")
+            } catch {
+                unreadable.append(Quarantined(table: "requests", id: id, value: value, reason: error.message))
+                return nil
+            }
         }
+        try quarantine(unreadable)
+        return all.compactMap { $0 }
     }
 
     /// Inserts `r`, or replaces the stored request with the same identifier.
@@ -115,13 +139,21 @@ public final class Store {
 
     // MARK: Outbox and delivery
 
-    /// The due notifications not yet handed to the server, oldest due first.
+    /// The due notifications not yet handed to the server, oldest due first (undecodable rows are quarantined).
     public func outbox() throws(StoreError) -> [OutboxEntry] {
-        try statement("SELECT id, content, due, late FROM outbox ORDER BY due, id").rows { row throws(StoreError) in
-            let id = row.text(0) ?? ""
-            return OutboxEntry(id: id, content: try decode(Content.self, row.text(1) ?? "", what: "outbox entry '\(id)'"),
-                               due: WallTime(nanoseconds: row.integer(2) ?? 0), late: (row.integer(3) ?? 0) != 0)
+        var unreadable: [Quarantined] = []
+        let all = try statement("SELECT id, content, due, late FROM outbox ORDER BY due, id").rows { row throws(StoreError) -> OutboxEntry? in
+            let (id, content) = (row.text(0) ?? "", row.text(1) ?? "")
+            do throws(StoreError) {
+                return OutboxEntry(id: id, content: try decode(Content.self, content, what: "outbox entry '\(id)'"),
+                                   due: WallTime(nanoseconds: row.integer(2) ?? 0), late: (row.integer(3) ?? 0) != 0)
+            } catch {
+                unreadable.append(Quarantined(table: "outbox", id: id, value: content, reason: error.message))
+                return nil
+            }
         }
+        try quarantine(unreadable)
+        return all.compactMap { $0 }
     }
 
     /// Moves an outbox entry to the delivered table (server id unknown) in one transaction, before the send.
@@ -173,17 +205,25 @@ public final class Store {
         }
     }
 
-    /// The delivered notifications still tracked, most recent first.
+    /// The delivered notifications still tracked, most recent first (undecodable rows are quarantined).
     public func delivered() throws(StoreError) -> [DeliveredRecord] {
-        try statement("""
+        var unreadable: [Quarantined] = []
+        let all = try statement("""
             SELECT id, content, delivered, server_id, server_owner FROM delivered ORDER BY delivered DESC, id
-            """).rows { row throws(StoreError) in
-            let id = row.text(0) ?? ""
-            return DeliveredRecord(
-                id: id, content: try decode(Content.self, row.text(1) ?? "", what: "delivered notification '\(id)'"),
-                delivered: WallTime(nanoseconds: row.integer(2) ?? 0),
-                serverID: row.integer(3).flatMap { UInt32(exactly: $0) }, serverOwner: row.text(4))
+            """).rows { row throws(StoreError) -> DeliveredRecord? in
+            let (id, content) = (row.text(0) ?? "", row.text(1) ?? "")
+            do throws(StoreError) {
+                return DeliveredRecord(
+                    id: id, content: try decode(Content.self, content, what: "delivered notification '\(id)'"),
+                    delivered: WallTime(nanoseconds: row.integer(2) ?? 0),
+                    serverID: row.integer(3).flatMap { UInt32(exactly: $0) }, serverOwner: row.text(4))
+            } catch {
+                unreadable.append(Quarantined(table: "delivered", id: id, value: content, reason: error.message))
+                return nil
+            }
         }
+        try quarantine(unreadable)
+        return all.compactMap { $0 }
     }
 
     /// Forgets these delivered notifications; unknown identifiers are ignored.
@@ -236,38 +276,7 @@ public final class Store {
             .run([.text(r.request.id), .text(try encode(r))])
     }
 
-    private func configure() throws(StoreError) {
-        guard let database else { throw closedError() }
-        // Another process (a second daemon starting) may hold a write lock for a moment.
-        sqlite3_busy_timeout(database, 5000)
-        // journal_mode answers with a row; on a file that is not a database this is the first read, and fails.
-        _ = try statement("PRAGMA journal_mode = WAL").rows { $0.text(0) }
-        try exec("PRAGMA synchronous = FULL")
-        let version = try statement("PRAGMA user_version").rows { $0.integer(0) ?? 0 }.first ?? 0
-        if version > Int64(Self.schemaVersion) {
-            throw StoreError(path: path, message: """
-                the aviso database \(path) has schema version \(version), newer than this avisod understands \
-                (\(Self.schemaVersion)); run a newer avisod or move the file away
-                """)
-        }
-        if version < Int64(Self.schemaVersion) {
-            try transaction { () throws(StoreError) in
-                try exec("""
-                    CREATE TABLE IF NOT EXISTS requests (id TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
-                    CREATE TABLE IF NOT EXISTS outbox (id TEXT PRIMARY KEY NOT NULL, content TEXT NOT NULL,
-                        due INTEGER NOT NULL, late INTEGER NOT NULL);
-                    CREATE TABLE IF NOT EXISTS delivered (id TEXT PRIMARY KEY NOT NULL, content TEXT NOT NULL,
-                        delivered INTEGER NOT NULL, server_id INTEGER, server_owner TEXT,
-                        due INTEGER NOT NULL, late INTEGER NOT NULL);
-                    CREATE TABLE IF NOT EXISTS closed (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL,
-                        reason INTEGER NOT NULL, at INTEGER NOT NULL);
-                    PRAGMA user_version = \(Self.schemaVersion);
-                    """)
-            }
-        }
-    }
-
-    private func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         // IMMEDIATE takes the write lock up front, so a busy database fails here and not halfway through.
         try exec("BEGIN IMMEDIATE")
         do {
@@ -280,13 +289,13 @@ public final class Store {
         }
     }
 
-    private func exec(_ sql: String) throws(StoreError) {
+    func exec(_ sql: String) throws(StoreError) {
         guard let database else { throw closedError() }
         let rc = sqlite3_exec(database, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw failure(database, rc, "running '\(sql.prefix(40))'") }
     }
 
-    private func statement(_ sql: String) throws(StoreError) -> Statement {
+    func statement(_ sql: String) throws(StoreError) -> Statement {
         if let cached = cache[sql] { return cached }
         guard let database else { throw closedError() }
         let path = self.path
@@ -306,7 +315,7 @@ public final class Store {
         return StoreError(path: path, message: "aviso database \(path): \(doing) failed: \(reason)", sqliteCode: rc & 0xff)
     }
 
-    private func closedError() -> StoreError {
+    func closedError() -> StoreError {
         StoreError(path: path, message: "aviso database \(path) is closed")
     }
 
@@ -320,19 +329,11 @@ public final class Store {
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ text: String, what: String) throws(StoreError) -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ text: String, what: String) throws(StoreError) -> T {
         do {
             return try JSONDecoder().decode(type, from: Data(text.utf8))
         } catch {
             throw StoreError(path: path, message: "aviso database \(path): \(what) is unreadable: \(error)")
-        }
-    }
-
-    private static func makeParentDirectories(of path: String) throws(StoreError) {
-        do {
-            try Directories.createParents(of: path)
-        } catch {
-            throw StoreError(path: path, message: "cannot create the directory for the aviso database \(path): \(error)")
         }
     }
 }

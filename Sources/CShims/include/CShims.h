@@ -1,7 +1,7 @@
 #pragma once
-// Tiny C helpers for what Swift cannot call directly: GLib macros and variadic functions.
-#include <libnotify/notify.h>
-#include <gio/gio.h>
+// Tiny C helpers for what Swift cannot call directly: functions Swift's Glibc module hides behind _GNU_SOURCE.
+// No system header is included here, so that their declarations stay with Swift's Glibc module.
 
-/// The server-assigned id of a shown notification (the "id" property; g_object_get is variadic).
-gint aviso_notification_id(NotifyNotification *notification);
+/// accept4(fd, NULL, NULL, flags): a connection that is close-on-exec and non-blocking from the start (no window in
+/// which a child could inherit it). Returns the descriptor, or -1 with errno set.
+int aviso_accept4(int fd, int flags);

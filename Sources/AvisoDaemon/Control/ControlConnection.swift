@@ -1,0 +1,52 @@
+import AvisoProtocol
+
+/// One client connection of the control socket, as the server's loop keeps it.
+///
+/// A connection is served one request at a time: while a request is with the handler or its reply is being sent,
+/// nothing more is read from it, so what it can make the daemon buffer is bounded by one line.
+struct ControlConnection {
+    /// Distinguishes this connection from a later one that reuses its descriptor number.
+    let id: UInt64
+    var framer = LineFramer(limit: maximumLineLength)
+    /// Complete lines read and not yet answered, oldest first.
+    var lines: [[UInt8]] = []
+    /// Reply bytes the client has not taken yet.
+    var outgoing: [UInt8] = []
+    /// A request is with the handler.
+    var serving = false
+    /// The client closed its end; it is answered, then closed.
+    var peerClosed = false
+    /// Close once `outgoing` is sent (after refusing an oversized line).
+    var closeAfterReply = false
+    /// When the next complete request must have arrived (monotonic milliseconds).
+    var readDeadline: Int64
+    /// When the client must have taken more of its reply.
+    var writeDeadline: Int64?
+    /// Since when the connection has been waiting for a request: the longest-idle one makes room for a newcomer.
+    var idleSince: Int64
+    /// The epoll events currently asked for.
+    var interest: Epoll.Events = [.readable, .peerClosed]
+    /// Whether it is in the epoll set at all (a peer that hung up is taken out).
+    var watched = true
+
+    init(id: UInt64, now: Int64, readDeadline: Int64) {
+        self.id = id
+        self.idleSince = now
+        self.readDeadline = readDeadline
+    }
+
+    /// Waiting for a request: nothing read is pending, nothing is being served or sent.
+    var isIdle: Bool { !serving && outgoing.isEmpty && lines.isEmpty }
+
+    /// The deadline that applies now; nil while the handler works (the daemon's time, not the client's).
+    var deadline: Int64? {
+        if serving { return nil }
+        return outgoing.isEmpty ? readDeadline : writeDeadline
+    }
+
+    /// What to wait for: writability while a reply is unsent, input while idle, nothing otherwise.
+    var wantedEvents: Epoll.Events {
+        if !outgoing.isEmpty { return .writable }
+        return isIdle && !peerClosed ? [.readable, .peerClosed] : []
+    }
+}
