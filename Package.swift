@@ -35,7 +35,7 @@ let package = Package(
         .executableTarget(name: "aviso-test-logind", dependencies: ["CNotify", "TestBusServerKit"]),
 
         .testTarget(name: "AvisoCoreTests", dependencies: ["AvisoCore", "AvisoTestSupport"]),
-        .testTarget(name: "AvisoProtocolTests", dependencies: ["AvisoProtocol"]),
+        .testTarget(name: "AvisoProtocolTests", dependencies: ["AvisoProtocol", "AvisoTestSupport"]),
         .testTarget(name: "AvisoDaemonTests", dependencies: [
             "AvisoDaemon", "AvisoTestSupport", "avisod", "avisoctl", "aviso-test-notifyd", "aviso-test-logind",
         ]),

@@ -53,13 +53,18 @@ public enum Daemon {
         for w in initial.warnings { Log.warning(w.description) }
         for e in initial.errors { Log.error(e.description + " (using defaults)") }
 
+        // The socket first: a second daemon, or a socket directory that is not safe, stops this one before it has
+        // loaded or delivered anything.
+        let server = ControlServer(path: options.socket)
         let store: Store
         let timers: KernelTimerBackend
         do {
+            try server.bind()
             store = try Store(path: options.stateDirectory + "/aviso.db")
             timers = try KernelTimerBackend()
         } catch {
             Log.error("cannot start: \(error)")
+            server.stop()
             return 1
         }
         for line in store.report { Log.error(line) }
@@ -87,13 +92,12 @@ public enum Daemon {
             store: store, timers: timers, delivery: notifier, systemd: systemd, configuration: initial,
             version: version, now: KernelClocks.now, imageProblem: ImageFile.problem, loadConfiguration: load,
             reminders: reminders, configFile: configPath, zoneLookup: zones)
-        let server: ControlServer
         do {
             try await scheduler.start()
-            server = try ControlServer(path: options.socket, handler: { await scheduler.handle($0) })
-            try server.start()
+            try server.start { await scheduler.handle($0) }
         } catch {
             Log.error("cannot start: \(error)")
+            server.stop()
             return 1
         }
         systemd.ready(status: await scheduler.statusLine)

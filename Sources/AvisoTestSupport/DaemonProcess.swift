@@ -13,6 +13,9 @@ public final class DaemonProcess: @unchecked Sendable {
     public var environment: [String: String]
     /// Environment for the daemon alone, on top of `environment` (faketime, which must not reach avisoctl).
     public var daemonOnlyEnvironment: [String: String] = [:]
+    /// Another uid to run the daemon and avisoctl as (through setpriv; needs root): `start()` gives `directory` to
+    /// it first. nil: this process's user.
+    public var runAs: UInt32?
     public private(set) var log = LineChannel()
     private var process: Process?
 
@@ -51,9 +54,20 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Starts avisod and waits (at most `timeout`) until it reports that it is ready.
     public func start(timeout: Duration = .seconds(20)) async throws {
+        try launch()
+        _ = try await log.next(timeout: timeout) { $0.contains("ready; control socket") }
+    }
+
+    /// Starts avisod without waiting for it: for daemons expected to refuse to start (read `log`, `waitForExit`).
+    public func launch() throws {
+        if let uid = runAs {
+            _ = try Self.run("/bin/chown", ["-R", "\(uid):\(uid)", directory])
+        }
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: Products.path("avisod"))
-        p.arguments = ["--socket", socket, "--config", configFile, "--state-dir", stateDirectory]
+        let (executable, arguments) = command(Products.path("avisod"),
+                                              ["--socket", socket, "--config", configFile, "--state-dir", stateDirectory])
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
         p.environment = environment.merging(daemonOnlyEnvironment) { _, b in b }
         let err = Pipe()
         p.standardError = err
@@ -62,7 +76,12 @@ public final class DaemonProcess: @unchecked Sendable {
         log.attach(err.fileHandleForReading)
         try p.run()
         process = p
-        _ = try await log.next(timeout: timeout) { $0.contains("ready; control socket") }
+    }
+
+    /// The program and arguments that run `program` as `runAs`, when set.
+    private func command(_ program: String, _ arguments: [String]) -> (String, [String]) {
+        guard let uid = runAs else { return (program, arguments) }
+        return ("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", program] + arguments)
     }
 
     /// The daemon's pid, while running.
@@ -92,7 +111,8 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Runs `avisoctl --socket SOCKET args...` to completion.
     public func ctl(_ args: [String], environment extra: [String: String] = [:]) throws -> Result {
-        try DaemonProcess.run(Products.path("avisoctl"), ["--socket", socket] + args, environment: environment.merging(extra) { _, b in b })
+        let (program, arguments) = command(Products.path("avisoctl"), ["--socket", socket] + args)
+        return try DaemonProcess.run(program, arguments, environment: environment.merging(extra) { _, b in b })
     }
 
     /// Runs a program to completion, collecting its output.

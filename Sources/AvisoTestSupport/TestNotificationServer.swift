@@ -8,7 +8,8 @@ import Glibc
 public final class TestNotificationServer: @unchecked Sendable {
     /// One line the server printed: which call arrived and with what arguments.
     public struct Event: JSONLineEvent, Hashable {
-        /// "ready", "notify", "close" (a CloseNotification call), "closed" (after a `close` command), "lost", "error".
+        /// "ready", "notify", "close" (a CloseNotification call), "closed" (after a `close` command), "bad-reply"
+        /// (with --bad-replies), "lost", "error".
         public var event: String
         /// The notification id ("notify": the id the server assigned; "close"/"closed": the id closed).
         public var id: UInt32?
@@ -56,8 +57,13 @@ public final class TestNotificationServer: @unchecked Sendable {
     ///     persistence).
     ///   - name: the GetServerInformation name; nil for "aviso-test-notifyd".
     ///   - version: the GetServerInformation version; nil for "1.0".
-    public init(busAddress: String, capabilities: [String]? = nil, name: String? = nil, version: String? = nil) {
-        var arguments: [String] = []
+    ///   - badReplies: answer every call (but CloseNotification) with a `(s)` tuple, as a non-conforming server might;
+    ///     a Notify is still reported as "notify" (its id is what it would have been), followed by "bad-reply".
+    public init(
+        busAddress: String, capabilities: [String]? = nil, name: String? = nil, version: String? = nil,
+        badReplies: Bool = false
+    ) {
+        var arguments: [String] = badReplies ? ["--bad-replies"] : []
         if let capabilities { arguments += ["--caps", capabilities.joined(separator: ",")] }
         if let name { arguments += ["--name", name] }
         if let version { arguments += ["--version", version] }
@@ -81,6 +87,9 @@ public final class TestNotificationServer: @unchecked Sendable {
     public func next(_ kind: String, timeout: Duration = .seconds(5)) async throws -> Event {
         try await child.next(kind, timeout: timeout)
     }
+
+    /// Every event the server reported so far, awaited or not.
+    public var events: [Event] { child.events }
 
     /// Makes the server emit NotificationClosed(id, reason), as if the user (2) or a timeout (1) closed it.
     /// A "closed" event follows once the signal is out.

@@ -90,6 +90,18 @@ public final class BusServer {
         g_dbus_method_invocation_return_dbus_error(invocation, name, message)
     }
 
+    /// Answers `invocation` with `body` whatever its type, bypassing GDBus's check against the declared out
+    /// arguments: what a non-conforming server sends.
+    public static func replyUnchecked(_ invocation: OpaquePointer, _ body: OpaquePointer) {
+        let call = g_dbus_method_invocation_get_message(invocation)
+        let reply = g_dbus_message_new_method_reply(call)!
+        g_dbus_message_set_body(reply, body)
+        g_dbus_connection_send_message(g_dbus_method_invocation_get_connection(invocation), reply,
+                                       G_DBUS_SEND_MESSAGE_FLAGS_NONE, nil, nil)
+        g_object_unref(UnsafeMutableRawPointer(reply))
+        g_object_unref(UnsafeMutableRawPointer(invocation))
+    }
+
     private static func from(_ data: UnsafeMutableRawPointer?) -> BusServer {
         Unmanaged<BusServer>.fromOpaque(data!).takeUnretainedValue()
     }

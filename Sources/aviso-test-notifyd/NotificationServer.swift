@@ -10,6 +10,8 @@ final class NotificationServer: BusObject {
     let capabilities: [String]
     let name: String
     let version: String
+    /// Answer every call with a tuple of the wrong type, as a non-conforming server might.
+    let badReplies: Bool
     private let server = BusServer(
         bus: .session, name: "org.freedesktop.Notifications", objectPath: "/org/freedesktop/Notifications",
         interface: BusInterface("org.freedesktop.Notifications")
@@ -26,10 +28,11 @@ final class NotificationServer: BusObject {
             .signal("ActionInvoked", [("id", "u"), ("action_key", "s")]))
     private var nextID: UInt32 = 1
 
-    init(capabilities: [String], name: String, version: String) {
+    init(capabilities: [String], name: String, version: String, badReplies: Bool = false) {
         self.capabilities = capabilities
         self.name = name
         self.version = version
+        self.badReplies = badReplies
     }
 
     /// Owns the bus name, serves until `quit` or end of stdin, and returns the process exit status.
@@ -47,6 +50,12 @@ final class NotificationServer: BusObject {
     }
 
     func call(_ method: String, parameters: OpaquePointer, invocation: OpaquePointer) {
+        if badReplies && method != "CloseNotification" {
+            if method == "Notify" { notify(parameters, nil) }
+            EventLine.emit("bad-reply", [("method", .string(method))])
+            BusServer.replyUnchecked(invocation, BusServer.tuple([g_variant_new_string("not what you asked for")]))
+            return
+        }
         switch method {
         case "Notify": notify(parameters, invocation)
         case "CloseNotification":
@@ -70,7 +79,8 @@ final class NotificationServer: BusObject {
         }
     }
 
-    private func notify(_ parameters: OpaquePointer, _ invocation: OpaquePointer) {
+    /// Reports a Notify call and, given its invocation, answers it with a new id.
+    private func notify(_ parameters: OpaquePointer, _ invocation: OpaquePointer?) {
         let arrived = realtimeNanoseconds()
         let args = (0..<g_variant_n_children(parameters)).map { g_variant_get_child_value(parameters, $0)! }
         defer { args.forEach { g_variant_unref($0) } }
@@ -94,7 +104,7 @@ final class NotificationServer: BusObject {
             ("expire_timeout", .int(Int64(g_variant_get_int32(args[7])))),
             ("at_ns", .int(arrived)),
         ])
-        g_dbus_method_invocation_return_value(invocation, BusServer.tuple([g_variant_new_uint32(id)]))
+        if let invocation { g_dbus_method_invocation_return_value(invocation, BusServer.tuple([g_variant_new_uint32(id)])) }
     }
 
     /// Emits NotificationClosed to every listener, as a real server does when a popup goes away.

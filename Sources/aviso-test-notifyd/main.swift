@@ -2,14 +2,19 @@ import Glibc
 import TestBusServerKit
 
 // aviso-test-notifyd: a scriptable org.freedesktop.Notifications server for tests.
-// Usage: aviso-test-notifyd [--caps body,body-markup,actions] [--name NAME] [--version V]
+// Usage: aviso-test-notifyd [--caps body,body-markup,actions] [--name NAME] [--version V] [--bad-replies]
 
 var capabilities = ["body", "body-markup", "actions", "persistence"]
 var name = "aviso-test-notifyd"
 var version = "1.0"
+var badReplies = false
 
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
+    if option == "--bad-replies" {
+        badReplies = true
+        continue
+    }
     guard let value = arguments.popFirst() else {
         EventLine.write("aviso-test-notifyd: \(option) needs a value", to: 2)
         exit(2)
@@ -24,5 +29,5 @@ while let option = arguments.popFirst() {
     }
 }
 
-let server = NotificationServer(capabilities: capabilities, name: name, version: version)
+let server = NotificationServer(capabilities: capabilities, name: name, version: version, badReplies: badReplies)
 exit(server.run())

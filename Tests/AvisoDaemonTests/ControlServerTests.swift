@@ -76,14 +76,14 @@ private struct Fixture {
     let path: String
     let server: ControlServer
 
-    init() throws {
+    init(limits: ControlServer.Limits = .init()) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("aviso-ctl-\(UUID().uuidString.prefix(8))").path
         path = directory + "/run/aviso/control.sock"
-        server = try ControlServer(path: path) { command in
+        server = ControlServer(path: path, limits: limits)
+        try server.start { command in
             if case .fire(let id) = command { return .ok(.fired(id)) }
             return .ok(.pending([]))
         }
-        try server.start()
     }
 
     func tearDown() {
@@ -183,6 +183,39 @@ private func errorMessage(_ line: [UInt8]?) -> String {
         _ = silent
     }
 
+    @Test func aClientThatSendsNoCompleteRequestInTimeIsToldAndClosed() async throws {
+        var limits = ControlServer.Limits()
+        limits.requestTimeoutMilliseconds = 200
+        let fixture = try Fixture(limits: limits)
+        defer { fixture.tearDown() }
+        let silent = try #require(Client(fixture.path))
+        let partial = try #require(Client(fixture.path))
+        partial.send(Array(#"{"v":1,"op":"fi"#.utf8))
+        let (first, second) = await offPool { (silent.readLine(), partial.readLine()) }
+        #expect(errorCode(first) == "timeout", "\(errorMessage(first))")
+        #expect(errorMessage(second).contains("no complete request within"))
+        #expect(await offPool { silent.isClosedByServer() && partial.isClosedByServer() })
+        #expect(await fixture.servesAnotherClient())
+    }
+
+    @Test func atItsLimitTheLongestIdleConnectionMakesRoomForANewClient() async throws {
+        var limits = ControlServer.Limits()
+        limits.maximumConnections = 4
+        let fixture = try Fixture(limits: limits)
+        defer { fixture.tearDown() }
+        let idle = (0..<4).compactMap { _ in Client(fixture.path) }
+        #expect(idle.count == 4)
+        // A round trip on each proves all four are held (their order of waiting is the order they were answered).
+        for c in idle {
+            #expect(await offPool { c.send(Codec.encode(Command.fire("hold"))) && c.readLine() != nil })
+        }
+        #expect(await fixture.servesAnotherClient(), "a fifth client is served")
+        let evicted = await offPool { idle[0].readLine() }
+        #expect(errorCode(evicted) == "timeout" && errorMessage(evicted).contains("to make room"), "\(errorMessage(evicted))")
+        #expect(await offPool { idle[1].send(Codec.encode(Command.fire("still"))) && idle[1].readLine() != nil },
+                "the others are still served")
+    }
+
     @Test func theSocketIsPrivateToTheUser() throws {
         let fixture = try Fixture()
         defer { fixture.tearDown() }
@@ -196,8 +229,8 @@ private func errorMessage(_ line: [UInt8]?) -> String {
     @Test func aSecondDaemonOnTheSamePathIsRefused() async throws {
         let fixture = try Fixture()
         defer { fixture.tearDown() }
-        let second = try ControlServer(path: fixture.path) { _ in .ok(.pending([])) }
-        let error = #expect(throws: SystemError.self) { try second.start() }
+        let second = ControlServer(path: fixture.path)
+        let error = #expect(throws: SystemError.self) { try second.bind() }
         #expect(error?.description.contains("another avisod is running on \(fixture.path)") == true)
         #expect(await fixture.servesAnotherClient(), "the first daemon keeps its socket")
     }
@@ -219,8 +252,8 @@ private func errorMessage(_ line: [UInt8]?) -> String {
         close(stale)
         #expect(bound == 0)
 
-        let server = try ControlServer(path: path) { _ in .ok(.fired("x")) }
-        try server.start()
+        let server = ControlServer(path: path)
+        try server.start { _ in .ok(.fired("x")) }
         let connected = await offPool { Client(path) != nil }
         #expect(connected)
         server.stop()

@@ -105,9 +105,9 @@ struct ControlTests {
 
 /// Writes raw bytes to the control socket and reads one reply line.
 enum RawClient {
-    static func exchange(_ path: String, _ bytes: [UInt8]) throws -> String {
+    /// A connected socket; the caller closes it.
+    static func connect(_ path: String) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -116,9 +116,19 @@ enum RawClient {
             raw[p.count] = 0
         }
         let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard ok == 0 else { throw BusFixtureError("connect failed: errno \(errno)") }
+        guard ok == 0 else {
+            let e = errno
+            close(fd)
+            throw BusFixtureError("connect failed: errno \(e)")
+        }
+        return fd
+    }
+
+    static func exchange(_ path: String, _ bytes: [UInt8]) throws -> String {
+        let fd = try connect(path)
+        defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var sent = 0

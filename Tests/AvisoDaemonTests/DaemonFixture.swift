@@ -9,19 +9,21 @@ struct DaemonFixture {
     let server: TestNotificationServer?
     let daemon: DaemonProcess
 
+    /// `before` runs once the daemon's directories exist and before it starts (to mount, write or break things).
     static func start(
-        server withServer: Bool = true, capabilities: [String]? = nil, environment: [String: String] = [:],
-        config: String? = nil
+        server withServer: Bool = true, capabilities: [String]? = nil, badReplies: Bool = false,
+        environment: [String: String] = [:], config: String? = nil, before: ((DaemonProcess) throws -> Void)? = nil
     ) async throws -> DaemonFixture {
         let bus = try DBusSession()
         var server: TestNotificationServer?
         if withServer {
-            let s = TestNotificationServer(busAddress: bus.address, capabilities: capabilities)
+            let s = TestNotificationServer(busAddress: bus.address, capabilities: capabilities, badReplies: badReplies)
             try await s.start()
             server = s
         }
         let daemon = try DaemonProcess(busAddress: bus.address, environment: environment)
         if let config { try daemon.writeConfig(config) }
+        try before?(daemon)
         try await daemon.start()
         return DaemonFixture(bus: bus, server: server, daemon: daemon)
     }
@@ -34,10 +36,23 @@ struct DaemonFixture {
         return r.stdout
     }
 
-    /// `avisoctl JSON-verb --json` decoded as an array of objects.
+    /// `avisoctl JSON-verb --json` decoded as an array of objects; throws when the output is anything else, so that
+    /// an empty result is a real one.
     func json(_ verb: String) throws -> [[String: Any]] {
         let out = try ctl(verb, "--json")
-        return (try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]]) ?? []
+        guard let array = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]] else {
+            throw BusFixtureError("avisoctl \(verb) --json printed no array of objects: \(out)")
+        }
+        return array
+    }
+
+    /// `avisoctl status --json` decoded.
+    func status() throws -> [String: Any] {
+        let out = try ctl("status", "--json")
+        guard let object = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any] else {
+            throw BusFixtureError("avisoctl status --json printed no object: \(out)")
+        }
+        return object
     }
 
     func stop() {

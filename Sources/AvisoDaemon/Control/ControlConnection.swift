@@ -22,16 +22,17 @@ struct ControlConnection {
     var readDeadline: Int64
     /// When the client must have taken more of its reply.
     var writeDeadline: Int64?
-    /// Since when the connection has been waiting for a request: the longest-idle one makes room for a newcomer.
-    var idleSince: Int64
+    /// When the connection began waiting for its next request, as a count of such moments across the server: the
+    /// longest-idle one (lowest) makes room for a newcomer.
+    var idleSince: UInt64
     /// The epoll events currently asked for.
     var interest: Epoll.Events = [.readable, .peerClosed]
     /// Whether it is in the epoll set at all (a peer that hung up is taken out).
     var watched = true
 
-    init(id: UInt64, now: Int64, readDeadline: Int64) {
+    init(id: UInt64, idleSince: UInt64, readDeadline: Int64) {
         self.id = id
-        self.idleSince = now
+        self.idleSince = idleSince
         self.readDeadline = readDeadline
     }
 

@@ -7,22 +7,31 @@ import Synchronization
 ///
 /// One thread runs an epoll loop over the listening socket and every connection, all non-blocking: a connection
 /// costs a small record, not a thread, and no client can hold up another. Only processes of the daemon's own uid are
-/// served. A connection must deliver a complete request within `requestTimeout` (counted from its connection or its
-/// last reply) and take its reply within `replyTimeout`, or it is closed. At `maximumConnections`, a new client
+/// served. A connection must deliver a complete request within `Limits.requestTimeoutMilliseconds` (counted from its
+/// connection or its last reply) and take its reply within `replyTimeoutMilliseconds`, or it is closed. At
+/// `maximumConnections`, a new client
 /// takes the place of the connection that has waited longest without sending a request, so idle connections cannot
 /// lock anybody out. Whatever bytes arrive, the server answers with an error line or closes the connection; it
 /// never traps.
 public final class ControlServer: @unchecked Sendable {
+    /// How many connections the server holds and how long it waits for them.
+    public struct Limits: Sendable {
+        /// Connections held at once; beyond it the longest-idle one makes room (`busy` only when all are being served).
+        public var maximumConnections = 256
+        /// How long a connection may take to send a complete request line, in milliseconds.
+        public var requestTimeoutMilliseconds: Int64 = 10_000
+        /// How long a reply may wait for a client that does not read, in milliseconds.
+        public var replyTimeoutMilliseconds: Int64 = 10_000
+
+        public init() {}
+    }
+
     /// The socket file.
     public let path: String
-    /// Connections held at once; beyond it the longest-idle one makes room (`busy` only when all are being served).
-    public static let maximumConnections = 256
-    /// How long a connection may take to send a complete request line, in milliseconds.
-    public static let requestTimeoutMilliseconds: Int64 = 10_000
-    /// How long a reply may wait for a client that does not read, in milliseconds.
-    public static let replyTimeoutMilliseconds: Int64 = 10_000
+    public let limits: Limits
 
-    private let handler: @Sendable (Command) async -> Reply
+    /// Set by `start(handler:)`, before the loop that reads it starts.
+    private var handler: (@Sendable (Command) async -> Reply)?
     /// Replies finished by handler tasks, waiting for the loop thread to send them: (connection, line); `closed` once
     /// the loop has ended (and closed `wakeFD`, which must then not be written).
     private let finished = Mutex<(replies: [(UInt64, [UInt8])], closed: Bool)>(([], false))
@@ -38,16 +47,16 @@ public final class ControlServer: @unchecked Sendable {
     private var epollFD: Int32 = -1
     private var wakeFD: Int32 = -1
     private var connections: [Int32: ControlConnection] = [:]
+    /// Numbers connections, and the moments they become idle, in order.
     private var nextConnectionID: UInt64 = 1
     /// After EMFILE with nothing to evict, accepting pauses until this monotonic millisecond.
     private var acceptPausedUntil: Int64?
+    private var serving = false
 
-    /// Prepares a server for `path`; nothing is opened until `start`.
-    ///
-    /// `handler` runs once per well-formed request, possibly concurrently for different connections.
-    public init(path: String, handler: @escaping @Sendable (Command) async -> Reply) throws(SystemError) {
+    /// Prepares a server for `path`; nothing is opened until `bind` or `start`.
+    public init(path: String, limits: Limits = Limits()) {
         self.path = path
-        self.handler = handler
+        self.limits = limits
         sem_init(loopEnded, 0, 0)
     }
 
@@ -56,14 +65,26 @@ public final class ControlServer: @unchecked Sendable {
         loopEnded.deallocate()
     }
 
+    /// Binds the socket (unless `bind()` did) and starts serving it: `handler` runs once per well-formed request,
+    /// possibly concurrently for different connections.
+    public func start(handler: @escaping @Sendable (Command) async -> Reply) throws(SystemError) {
+        if listener < 0 { try bind() }
+        precondition(!serving, "ControlServer.start called twice")
+        self.handler = handler
+        serving = true
+        KernelThread.spawn(name: "aviso-control") { self.run() }
+    }
+
     /// Opens the socket's directory (created 0700 if missing; refused unless private, see
-    /// `Directories.openPrivate`), removes a stale socket file, binds the socket with mode 0600, listens and starts
-    /// the loop thread.
+    /// `Directories.openPrivate`), removes a stale socket file, binds the socket with mode 0600 and listens; clients
+    /// that connect wait in the kernel's backlog until `start()`.
     ///
-    /// Throws when another process is listening on `path` ("another avisod is running on PATH"), when `path` exists
-    /// and is not a socket, when the directory is not private, or when a call fails.
-    public func start() throws(SystemError) {
-        precondition(listener < 0 && epollFD < 0, "ControlServer.start called twice")
+    /// The daemon binds before it loads anything, so that a second daemon, or a socket directory that is not safe,
+    /// stops it before it delivers a single notification. Throws when another process is listening on `path`
+    /// ("another avisod is running on PATH"), when `path` exists and is not a socket, when the directory is not
+    /// private, or when a call fails.
+    public func bind() throws(SystemError) {
+        precondition(listener < 0 && epollFD < 0, "ControlServer.bind called twice")
         let directory = try Directories.openPrivate(containing: path)
         name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
         var opened: [Int32] = []
@@ -75,7 +96,7 @@ public final class ControlServer: @unchecked Sendable {
             try removeStaleSocket(in: directory, at: address)
             let fd = try UnixSocket.make()
             opened.append(fd)
-            _ = try UnixSocket.withAddress(address) { a, length throws(SystemError) in try syscall("bind") { bind(fd, a, length) } }
+            _ = try UnixSocket.withAddress(address) { a, length throws(SystemError) in try syscall("bind") { Glibc.bind(fd, a, length) } }
             // The directory is private, so nobody else can connect during the moment before the chmod.
             try syscall("fchmodat") { fchmodat(directory.fd, name, 0o600, 0) }
             try syscall("listen") { listen(fd, 128) }
@@ -98,7 +119,6 @@ public final class ControlServer: @unchecked Sendable {
             epollFD = -1
             throw error
         }
-        KernelThread.spawn(name: "aviso-control") { self.run() }
     }
 
     /// Stops accepting, removes the socket file and closes every connection. Safe to call more than once, and
@@ -112,8 +132,12 @@ public final class ControlServer: @unchecked Sendable {
             return !s
         }
         guard first, epollFD >= 0 else { return }
-        EventFD.signal(wakeFD)
-        while sem_wait(loopEnded) != 0 {}
+        if serving {
+            EventFD.signal(wakeFD)
+            while sem_wait(loopEnded) != 0 {}
+        } else {
+            shutDown()
+        }
     }
 
     // MARK: The loop
@@ -206,8 +230,8 @@ public final class ControlServer: @unchecked Sendable {
             refuse(fd, ReplyError(code: "permission", message: "only the user running avisod (uid \(getuid())) may use its control socket"))
             return
         }
-        if connections.count >= Self.maximumConnections && !evictLongestIdle(reason: "its connection limit") {
-            refuse(fd, ReplyError(code: "busy", message: "avisod is serving \(Self.maximumConnections) requests at once; try again"))
+        if connections.count >= limits.maximumConnections && !evictLongestIdle(reason: "its connection limit") {
+            refuse(fd, ReplyError(code: "busy", message: "avisod is serving \(limits.maximumConnections) requests at once; try again"))
             return
         }
         do {
@@ -217,7 +241,8 @@ public final class ControlServer: @unchecked Sendable {
             return
         }
         let now = Self.monotonicMilliseconds()
-        connections[fd] = ControlConnection(id: nextConnectionID, now: now, readDeadline: now + Self.requestTimeoutMilliseconds)
+        connections[fd] = ControlConnection(id: nextConnectionID, idleSince: nextConnectionID,
+                                            readDeadline: now + limits.requestTimeoutMilliseconds)
         nextConnectionID += 1
     }
 
@@ -299,24 +324,13 @@ public final class ControlServer: @unchecked Sendable {
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) {
                 continue
             }
-            guard String(validating: line, as: UTF8.self) != nil else {
-                queue(fd, .error(ReplyError(
-                    code: "malformed", message: "request is not valid UTF-8; send one JSON object per line, in UTF-8")))
-                continue
-            }
-            let command: Command
-            do throws(ReplyError) {
-                command = try Codec.decodeCommand(line)
-            } catch {
-                queue(fd, .error(error))
-                continue
-            }
             connections[fd]?.serving = true
             updateInterest(fd)
             let id = c.id
-            let handler = self.handler
+            guard let handler else { return }
+            // Decoding (up to a megabyte of JSON) happens off this thread too: the loop only moves bytes.
             Task {
-                let answer = Codec.encode(await handler(command))
+                let answer = Codec.encode(await Self.answer(line, handler))
                 self.finished.withLock { f in
                     guard !f.closed else { return }
                     f.replies.append((id, answer))
@@ -325,6 +339,20 @@ public final class ControlServer: @unchecked Sendable {
             }
             return
         }
+    }
+
+    /// The reply to one request line: the handler's, or why the line is not a request.
+    private static func answer(_ line: [UInt8], _ handler: @Sendable (Command) async -> Reply) async -> Reply {
+        guard String(validating: line, as: UTF8.self) != nil else {
+            return .error(ReplyError(code: "malformed", message: "request is not valid UTF-8; send one JSON object per line, in UTF-8"))
+        }
+        let command: Command
+        do throws(ReplyError) {
+            command = try Codec.decodeCommand(line)
+        } catch {
+            return .error(error)
+        }
+        return await handler(command)
     }
 
     private func sendFinishedReplies() {
@@ -375,10 +403,11 @@ public final class ControlServer: @unchecked Sendable {
             }
             c.writeDeadline = nil
             // The next request has its own time to arrive.
-            c.readDeadline = now + Self.requestTimeoutMilliseconds
-            c.idleSince = now
+            c.readDeadline = now + limits.requestTimeoutMilliseconds
+            c.idleSince = nextConnectionID
+            nextConnectionID += 1
         } else if progressed || c.writeDeadline == nil {
-            c.writeDeadline = now + Self.replyTimeoutMilliseconds
+            c.writeDeadline = now + limits.replyTimeoutMilliseconds
         }
         connections[fd] = c
         updateInterest(fd)
@@ -398,7 +427,7 @@ public final class ControlServer: @unchecked Sendable {
             if c.outgoing.isEmpty {
                 UnixSocket.sendAll(fd, Codec.encode(Reply.error(ReplyError(
                     code: "timeout",
-                    message: "no complete request within \(Self.requestTimeoutMilliseconds / 1000)s; the connection is closed"))),
+                    message: "no complete request within \(limits.requestTimeoutMilliseconds / 1000)s; the connection is closed"))),
                     wait: false)
             }
             drop(fd)

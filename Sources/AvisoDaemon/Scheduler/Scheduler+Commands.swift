@@ -158,7 +158,10 @@ extension Scheduler {
             version: version, uptimeSeconds: Double((current.boot - started.boot).nanoseconds) / 1e9,
             armed: armed.count, total: requests.count, window: configuration.window,
             nextFire: first?.next.map { ISO8601.format($0.expectedWall(in: current)) }, nextID: first?.request.id,
-            server: serverOwner == nil ? nil : server, waiting: waitingCount,
+            server: serverOwner.map { owner in
+                server ?? ServerInfo(name: "unknown (\(owner) did not describe itself)", vendor: "", version: "",
+                                     specVersion: "", capabilities: [])
+            }, waiting: waitingCount,
             waitingReason: waitingCount > 0 ? waitingReason : nil, sending: deliveries.values.reduce(0) { $0 + $1.ids.count },
             configErrors: configErrors + (reminders?.problems ?? []) + declaredProblems.values.sorted { $0.description < $1.description },
             storage: store.report + (storeFailure.map { [$0 + "; due notifications wait and are retried"] } ?? []))

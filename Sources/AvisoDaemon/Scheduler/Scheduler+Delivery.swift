@@ -66,6 +66,7 @@ extension Scheduler {
         let token = nextDeliveryToken
         nextDeliveryToken += 1
         deliveries[token] = delivery
+        Log.debug("sending '\(delivery.ids.joined(separator: "', '"))' to the notification server")
         self.delivery.show(content, serverOwnerHint: serverOwner) { outcome in
             Task { await self.deliveryFinished(token, outcome) }
         }

@@ -59,7 +59,7 @@ extension Scheduler {
         } catch {
             Log.error("cannot remove reminders no longer declared: \(error)")
         }
-        for p in directory.problems { Log.error(p.description + " (its last good version stays in effect)") }
+        for p in directory.problems { Log.error(p.description) }
         for w in directory.warnings { Log.warning(w.description) }
     }
 

@@ -53,6 +53,7 @@ public actor Scheduler {
     var retryTask: Task<Void, Never>?
     /// The last write the store refused (disk full, read-only), while due work waits for it; nil when writes succeed.
     var storeFailure: String?
+    var storeFailureCount = 0
     var storeRetryDelay: Span
     var storeRetryTask: Task<Void, Never>?
     let started: Now
@@ -288,6 +289,7 @@ public actor Scheduler {
     /// A write that due work needed failed (disk full, read-only, I/O error): nothing was shown or changed for it.
     /// The work stays due and is tried again with backoff, and at once after the next write that succeeds.
     func storeFailed(_ doing: String, _ error: StoreError) {
+        storeFailureCount += 1
         if storeFailure == nil { Log.error("\(doing) failed: \(error.message); due notifications wait and are retried") }
         storeFailure = "\(doing) failed: \(error.message)"
         guard storeRetryTask == nil else { return }
@@ -299,22 +301,25 @@ public actor Scheduler {
         }
     }
 
-    /// A write succeeded: if due work was waiting for the store, it is tried now rather than at the next backoff.
+    /// A write succeeded: the store works again, and due work waiting for it is tried now rather than at the next
+    /// backoff.
     func storeRecovered() {
-        guard storeFailure != nil, let pending = storeRetryTask else { return }
-        pending.cancel()
-        storeRetryTask = Task { self.retryStore(cancelled: false) }
+        guard storeFailure != nil else { return }
+        storeFailure = nil
+        storeRetryDelay = configuration.retryInitial
+        Log.notice("the database accepts writes again; due notifications are on their way")
+        if let pending = storeRetryTask {
+            pending.cancel()
+            storeRetryTask = Task { self.retryStore(cancelled: false) }
+        }
     }
 
     private func retryStore(cancelled: Bool) {
         guard !cancelled else { return }
         storeRetryTask = nil
-        storeFailure = nil
+        let failures = storeFailureCount
         catchUp()
-        if storeFailure == nil {
-            storeRetryDelay = configuration.retryInitial
-            Log.notice("the database accepts writes again; due notifications are on their way")
-        }
+        if storeFailureCount == failures { storeRecovered() }
     }
 
     func describe(_ reason: WaitReason) -> String {
