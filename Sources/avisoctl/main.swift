@@ -32,7 +32,8 @@ let usage = """
       --version         Print the version
       -h, --help        Show this help; 'avisoctl COMMAND --help' shows a command's help
 
-    Exit status: 0 ok, 1 refused by the daemon, 2 usage error, 3 daemon not reachable.
+    Exit status: 0 ok, 1 refused by the daemon (its reason on stderr), 2 usage error, 3 daemon not reachable (not
+    running, no answer within 60s, or the socket belongs to another user).
     """
 
 enum CLI {

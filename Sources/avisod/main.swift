@@ -8,6 +8,9 @@ import Glibc
 // on the main thread and the concurrency runtime's threads, started by the task below, inherit the mask. The main
 // thread then parks on a semaphore rather than in dispatchMain(), which would unblock the signals on it.
 let signals = Signals([SIGTERM, SIGINT, SIGHUP])
+// A closed stderr or a peer gone mid-write, and a write past a file-size limit, are errors to handle, not reasons to die.
+signal(SIGPIPE, SIG_IGN)
+signal(SIGXFSZ, SIG_IGN)
 
 let help = """
     Usage: avisod [--socket PATH] [--config FILE] [--state-dir DIR]

@@ -176,7 +176,16 @@ public actor Scheduler {
     @discardableResult
     func fire(_ id: String, manual: Bool) -> StoreError? {
         let current = now()
-        guard let (r, entry) = prepareFiring(id, manual: manual, at: current) else {
+        let prepared: (ScheduledRequest, OutboxEntry)?
+        do {
+            prepared = try prepareFiring(id, manual: manual, at: current)
+        } catch {
+            // Not re-armed: the request stays due and the store retry takes it up, rather than a timer firing at
+            // once, again and again, while the disk is full.
+            storeFailed("recording the skip of '\(id)'", error)
+            return error
+        }
+        guard let (r, entry) = prepared else {
             reconcile()
             return nil
         }
@@ -213,8 +222,9 @@ public actor Scheduler {
     }
 
     /// The request's state after firing and what to deliver; nil when nothing is due (an early wake after a
-    /// clock step) or when the occurrence is later than its MaxLate (then the skip is recorded here).
-    func prepareFiring(_ id: String, manual: Bool, at current: Now) -> (ScheduledRequest, OutboxEntry)? {
+    /// clock step) or when the occurrence is later than its MaxLate (then the skip is recorded here, and a failure
+    /// to record it is thrown).
+    func prepareFiring(_ id: String, manual: Bool, at current: Now) throws(StoreError) -> (ScheduledRequest, OutboxEntry)? {
         guard var r = requests[id], let due = r.next else { return nil }
         if !manual && !due.isDue(at: current) { return nil }
         let dueWall = manual ? current.wall : due.expectedWall(in: current)
@@ -222,12 +232,7 @@ public actor Scheduler {
         else if !r.request.trigger.repeats { r.next = nil }
         let lateness = Span.seconds((current.wall - dueWall).nanoseconds / 1_000_000_000)
         if !manual, let limit = r.request.maxLate ?? configuration.maxLate, lateness > limit {
-            do {
-                if Self.staysInModel(r) { try store.put(r) } else { try store.deleteRequests([id]) }
-            } catch {
-                storeFailed("recording the skip of '\(id)'", error)
-                return nil
-            }
+            if Self.staysInModel(r) { try store.put(r) } else { try store.deleteRequests([id]) }
             requests[id] = Self.staysInModel(r) ? r : nil
             skippedCount += 1
             storeRecovered()
@@ -276,13 +281,13 @@ public actor Scheduler {
         let current = now()
         let due = requests.values.filter { $0.next?.isDue(at: current) == true }.map(\.request.id).sorted()
         for id in due {
-            guard let (r, entry) = prepareFiring(id, manual: false, at: current) else { continue }
             do {
+                guard let (r, entry) = try prepareFiring(id, manual: false, at: current) else { continue }
                 try store.recordFiring(r, outbox: entry)
+                recorded(r)
             } catch {
                 return storeFailed("recording the firing of '\(id)'", error)
             }
-            recorded(r)
         }
     }
 
