@@ -164,7 +164,7 @@ extension Scheduler {
             }, waiting: waitingCount,
             waitingReason: waitingCount > 0 ? waitingReason : nil, sending: deliveries.values.reduce(0) { $0 + $1.ids.count },
             configErrors: configErrors + (reminders?.problems ?? []) + declaredProblems.values.sorted { $0.description < $1.description },
-            storage: store.report + (storeFailure.map { [$0 + "; due notifications wait and are retried"] } ?? []))
+            storage: store.report + (storeFailure.map { [$0 + "; new requests are refused, due notifications wait"] } ?? []))
     }
 
     /// Re-reads the configuration; with errors the previous one stays in effect and the errors are returned.

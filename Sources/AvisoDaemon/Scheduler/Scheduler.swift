@@ -97,6 +97,10 @@ public actor Scheduler {
             adoptDeclared(reminders)
         }
         Log.info("loaded \(requests.count) request(s)")
+        if let why = store.unwritable {
+            Log.error(why + "; new requests are refused, and due notifications wait until it can be")
+            storeFailure = why
+        }
         catchUp()
     }
 

@@ -36,6 +36,30 @@ extension Store {
         }
     }
 
+    /// Replaces a read-only connection with a new one when the file can now be written; false when it still cannot
+    /// (the old connection then stays).
+    func reopenWritable() -> Bool {
+        guard let database, sqlite3_db_readonly(database, "main") == 1 else { return false }
+        // SQLite made the log and its index with the database's mode at the time; they follow the database's now.
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & 0o200 != 0 else { return false }
+        for companion in [path + "-wal", path + "-shm"] { chmod(companion, info.st_mode & 0o700) }
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle, sqlite3_db_readonly(handle, "main") == 0 else {
+            sqlite3_close_v2(handle)
+            return false
+        }
+        close()
+        self.database = handle
+        do {
+            try configure()
+            return true
+        } catch {
+            return false
+        }
+    }
+
     private func configure() throws(StoreError) {
         guard let database else { throw closedError() }
         // Another process (a second daemon starting) may hold a write lock for a moment.
@@ -80,8 +104,7 @@ extension Store {
             }
             return nil
         } catch {
-            return "the database \(path) cannot be written (\(error.message)): new requests are refused, and due "
-                + "notifications wait until it can be"
+            return "the database \(path) cannot be written at start (\(error.message))"
         }
     }
 

@@ -16,6 +16,9 @@ public final class Store {
     var cache: [String: Statement] = [:]
     /// What opening found wrong and what was done about it, in sentences for the log and `avisoctl status`.
     public internal(set) var report: [String] = []
+    /// Why the database could not be written when it was opened (read-only, a full disk); nil when it could. A
+    /// later write may succeed: the scheduler treats this as a write failure that lasts until one does.
+    public private(set) var unwritable: String?
 
     /// The schema this build writes; a database with a higher `user_version` is refused, not downgraded.
     /// 2 added the `quarantine` and `meta` tables.
@@ -30,8 +33,8 @@ public final class Store {
     /// files are 0600 and never followed through a symbolic link. Before SQLite reads the write-ahead log, it is
     /// checked for damage that would make SQLite drop committed transactions (`StoreRecovery.repairLog`). A database
     /// that fails `PRAGMA quick_check`, or is not a database at all, is moved aside and what can be read of it is
-    /// salvaged into a new one. A database that cannot be written is reported, not refused: what is stored can
-    /// still be read. Throws when the directory is not private, the file is a link, the database is from a newer
+    /// salvaged into a new one. A database that cannot be written is reported (`unwritable`), not refused: what is
+    /// stored can still be read. Throws when the directory is not private, the file is a link, the database is from a newer
     /// aviso, or it cannot be opened at all; the message names `path`.
     public init(path: String) throws(StoreError) {
         self.path = path
@@ -56,7 +59,7 @@ public final class Store {
             close()
             throw error
         }
-        if let unwritable = probeWrite() { report.append(unwritable) }
+        unwritable = probeWrite()
     }
 
     deinit { close() }
@@ -276,7 +279,17 @@ public final class Store {
             .run([.text(r.request.id), .text(try encode(r))])
     }
 
+    /// Runs `body` in a write transaction. A connection that SQLite opened read-only (the file was not writable
+    /// then) is opened again once the file is, so that fixing the permissions is enough.
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        do {
+            return try attempt(body)
+        } catch where error.sqliteCode == SQLITE_READONLY && reopenWritable() {
+            return try attempt(body)
+        }
+    }
+
+    private func attempt<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         // IMMEDIATE takes the write lock up front, so a busy database fails here and not halfway through.
         try exec("BEGIN IMMEDIATE")
         do {
