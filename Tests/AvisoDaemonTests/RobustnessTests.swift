@@ -154,14 +154,26 @@ struct RobustnessTests {
 
     // MARK: 6-7: a full disk
 
-    @Test func aRemoveThatCannotBeWrittenIsRefusedAndNothingChanges() async throws {
+    /// A daemon whose state directory is on a 2 MiB tmpfs; nil (after saying so) where mounting is not permitted.
+    static func onASmallDisk() async throws -> (DaemonFixture, SmallFilesystem)? {
         var disk: SmallFilesystem?
         let f = try await DaemonFixture.start { daemon in
             disk = SmallFilesystem.mount(at: daemon.directory + "/state")
         }
-        defer { f.stop() }
-        guard let disk else { return print("skipped: a full filesystem needs root to mount a small tmpfs") }
-        defer { disk.unmount() }
+        guard let disk else {
+            f.stop()
+            print("skipped: a full filesystem needs root to mount a small tmpfs")
+            return nil
+        }
+        return (f, disk)
+    }
+
+    @Test func aRemoveThatCannotBeWrittenIsRefusedAndNothingChanges() async throws {
+        guard let (f, disk) = try await Self.onASmallDisk() else { return }
+        defer {
+            f.stop()
+            disk.unmount()
+        }
         try f.ctl("add", "--id", "keep", "--in", "1h", "--title", "Keep")
         disk.fill()
         let r = try f.daemon.ctl(["remove", "keep"])
@@ -182,13 +194,11 @@ struct RobustnessTests {
     }
 
     @Test func aFiringThatCannotBeWrittenWaitsAndArrivesOnceSpaceIsFree() async throws {
-        var disk: SmallFilesystem?
-        let f = try await DaemonFixture.start { daemon in
-            disk = SmallFilesystem.mount(at: daemon.directory + "/state")
+        guard let (f, disk) = try await Self.onASmallDisk() else { return }
+        defer {
+            f.stop()
+            disk.unmount()
         }
-        defer { f.stop() }
-        guard let disk else { return print("skipped: a full filesystem needs root to mount a small tmpfs") }
-        defer { disk.unmount() }
         try f.ctl("add", "--id", "soon", "--in", "300ms", "--title", "Soon")
         disk.fill()
         _ = try await f.daemon.log.next { $0.contains("recording the firing of 'soon' failed") }

@@ -80,7 +80,7 @@ extension Scheduler {
         switch outcome {
         case .shown(let serverID, let owner):
             waitingReason = nil
-            retryDelay = configuration.retryInitial
+            deliveryRetry.reset(to: configuration.retryInitial)
             if kept.isEmpty {
                 // Removed while the server was answering: nothing may stay on screen that aviso no longer tracks.
                 delivery.close(serverID: serverID)
@@ -155,18 +155,11 @@ extension Scheduler {
     /// Tries the outbox again after the current backoff delay, doubling it up to the configured maximum. One retry
     /// is pending at a time, however many popups failed together.
     func scheduleRetry() {
-        guard retryTask == nil else { return }
-        let delay = retryDelay
-        retryDelay = min(retryDelay * 2, configuration.retryMaximum)
-        retryTask = Task {
-            try? await Task.sleep(for: .nanoseconds(delay.nanoseconds))
-            self.retryDelivery(cancelled: Task.isCancelled)
-        }
+        deliveryRetry.schedule(maximum: configuration.retryMaximum) { ticket in await self.retryDelivery(ticket) }
     }
 
-    private func retryDelivery(cancelled: Bool) {
-        guard !cancelled else { return }
-        retryTask = nil
+    private func retryDelivery(_ ticket: Int) {
+        guard deliveryRetry.claim(ticket) else { return }
         deliverOutbox()
     }
 
@@ -188,9 +181,7 @@ extension Scheduler {
             }
         case .serverAppeared(let owner):
             await serverAppeared(owner)
-            retryTask?.cancel()
-            retryTask = nil
-            retryDelay = configuration.retryInitial
+            deliveryRetry.reset(to: configuration.retryInitial)
             deliverOutbox()
         case .serverVanished:
             Log.notice("the notification server left the session bus")

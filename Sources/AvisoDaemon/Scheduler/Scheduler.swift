@@ -49,13 +49,13 @@ public actor Scheduler {
     /// Notify calls whose answers have not arrived, by token.
     var deliveries: [UInt64: Delivery] = [:]
     var nextDeliveryToken: UInt64 = 0
-    var retryDelay: Span
-    var retryTask: Task<Void, Never>?
+    /// Retries of deliveries the server did not take.
+    var deliveryRetry: Backoff
     /// The last write the store refused (disk full, read-only), while due work waits for it; nil when writes succeed.
     var storeFailure: String?
     var storeFailureCount = 0
-    var storeRetryDelay: Span
-    var storeRetryTask: Task<Void, Never>?
+    /// Retries of due work the store could not record.
+    var storeRetry: Backoff
     let started: Now
     var lastStatus = ""
 
@@ -81,8 +81,8 @@ public actor Scheduler {
         self.configuration = configuration.configuration ?? .defaults
         self.requests = RequestModel(rules: self.configuration.priorities)
         self.configErrors = configuration.errors
-        self.retryDelay = self.configuration.retryInitial
-        self.storeRetryDelay = self.configuration.retryInitial
+        self.deliveryRetry = Backoff(initial: self.configuration.retryInitial)
+        self.storeRetry = Backoff(initial: self.configuration.retryInitial)
         self.started = now()
     }
 
@@ -301,13 +301,7 @@ public actor Scheduler {
         storeFailureCount += 1
         if storeFailure == nil { Log.error("\(doing) failed: \(error.message); due notifications wait and are retried") }
         storeFailure = "\(doing) failed: \(error.message)"
-        guard storeRetryTask == nil else { return }
-        let delay = storeRetryDelay
-        storeRetryDelay = min(storeRetryDelay * 2, configuration.retryMaximum)
-        storeRetryTask = Task {
-            try? await Task.sleep(for: .nanoseconds(delay.nanoseconds))
-            self.retryStore(cancelled: Task.isCancelled)
-        }
+        storeRetry.schedule(maximum: configuration.retryMaximum) { ticket in await self.retryStore(ticket) }
     }
 
     /// A write succeeded: the store works again, and due work waiting for it is tried now rather than at the next
@@ -315,17 +309,19 @@ public actor Scheduler {
     func storeRecovered() {
         guard storeFailure != nil else { return }
         storeFailure = nil
-        storeRetryDelay = configuration.retryInitial
         Log.notice("the database accepts writes again; due notifications are on their way")
-        if let pending = storeRetryTask {
-            pending.cancel()
-            storeRetryTask = Task { self.retryStore(cancelled: false) }
-        }
+        let waiting = storeRetry.isPending
+        storeRetry.reset(to: configuration.retryInitial)
+        if waiting { Task { self.catchUpAfterStoreFailure() } }
     }
 
-    private func retryStore(cancelled: Bool) {
-        guard !cancelled else { return }
-        storeRetryTask = nil
+    private func retryStore(_ ticket: Int) {
+        guard storeRetry.claim(ticket) else { return }
+        catchUpAfterStoreFailure()
+    }
+
+    /// Tries the due work again; when nothing failed this time, the store works again.
+    private func catchUpAfterStoreFailure() {
         let failures = storeFailureCount
         catchUp()
         if storeFailureCount == failures { storeRecovered() }
