@@ -1,3 +1,4 @@
+import AvisoCore
 import AvisoProtocol
 import Glibc
 internal import CShims
@@ -9,10 +10,9 @@ import Synchronization
 /// costs a small record, not a thread, and no client can hold up another. Only processes of the daemon's own uid are
 /// served. A connection must deliver a complete request within `Limits.requestTimeoutMilliseconds` (counted from its
 /// connection or its last reply) and take its reply within `replyTimeoutMilliseconds`, or it is closed. At
-/// `maximumConnections`, a new client
-/// takes the place of the connection that has waited longest without sending a request, so idle connections cannot
-/// lock anybody out. Whatever bytes arrive, the server answers with an error line or closes the connection; it
-/// never traps.
+/// `maximumConnections`, a new client takes the place of the connection that has waited longest without sending a
+/// request, so idle connections cannot lock anybody out. Requests are decoded and handled off the loop. Whatever
+/// bytes arrive, the server answers with an error line or closes the connection; it never traps.
 public final class ControlServer: @unchecked Sendable {
     /// How many connections the server holds and how long it waits for them.
     public struct Limits: Sendable {
@@ -88,6 +88,7 @@ public final class ControlServer: @unchecked Sendable {
         let directory = try Directories.openPrivate(containing: path)
         name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
         var opened: [Int32] = []
+        var bound = false
         do throws(SystemError) {
             let address = directory.path(of: name)
             guard UnixSocket.fits(address) else {
@@ -97,6 +98,7 @@ public final class ControlServer: @unchecked Sendable {
             let fd = try UnixSocket.make()
             opened.append(fd)
             _ = try UnixSocket.withAddress(address) { a, length throws(SystemError) in try syscall("bind") { Glibc.bind(fd, a, length) } }
+            bound = true
             // The directory is private, so nobody else can connect during the moment before the chmod.
             try syscall("fchmodat") { fchmodat(directory.fd, name, 0o600, 0) }
             try syscall("listen") { listen(fd, 128) }
@@ -114,7 +116,7 @@ public final class ControlServer: @unchecked Sendable {
             self.directory = directory
         } catch {
             for fd in opened { close(fd) }
-            if boundFile != nil { unlinkat(directory.fd, name, 0) }
+            if bound { unlinkat(directory.fd, name, 0) }
             directory.close()
             epollFD = -1
             throw error
@@ -427,7 +429,8 @@ public final class ControlServer: @unchecked Sendable {
             if c.outgoing.isEmpty {
                 UnixSocket.sendAll(fd, Codec.encode(Reply.error(ReplyError(
                     code: "timeout",
-                    message: "no complete request within \(limits.requestTimeoutMilliseconds / 1000)s; the connection is closed"))),
+                    message: "no complete request within \(TimeSpan.format(.milliseconds(limits.requestTimeoutMilliseconds))); "
+                        + "the connection is closed"))),
                     wait: false)
             }
             drop(fd)
