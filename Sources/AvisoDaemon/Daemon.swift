@@ -48,7 +48,8 @@ public enum Daemon {
         raiseDescriptorLimit()
         let systemd = SystemdNotifier()
         let configPath = options.configFile
-        let load: @Sendable () -> ConfigLoadResult = { ConfigLoader.load(path: configPath) }
+        let environment = options.environment
+        let load: @Sendable () -> ConfigLoadResult = { ConfigLoader.load(path: configPath, environment: environment) }
         let initial = load()
         for w in initial.warnings { Log.warning(w.description) }
         for e in initial.errors { Log.error(e.description + " (using defaults)") }
@@ -69,17 +70,20 @@ public enum Daemon {
         }
         for line in store.report { Log.error(line) }
 
+        // One GLib thread for both buses: notifications on the session bus, logind on the system bus.
+        let glib = GLibThread(name: "aviso-glib")
         let (notifierEvents, notifierSink) = AsyncStream.makeStream(of: NotifierEvent.self)
-        let notifier = Notifier(appName: "aviso", desktopEntry: "aviso", onEvent: { notifierSink.yield($0) })
+        let notifier = Notifier(appName: "aviso", desktopEntry: "aviso", thread: glib, onEvent: { notifierSink.yield($0) })
         await notifier.start()
 
         let (sleepEvents, sleepSink) = AsyncStream.makeStream(of: SleepEvent.self)
-        let sleepWatcher = SleepWatcher(onEvent: { sleepSink.yield($0) })
+        let sleepWatcher = SleepWatcher(thread: glib, onEvent: { sleepSink.yield($0) })
         await sleepWatcher.start()
 
         let zones = ZoneLookup.system(environment: options.environment, localtimePath: options.localtime)
         let configDirectory = String(configPath[..<(configPath.lastIndex(of: "/") ?? configPath.startIndex)])
-        let reminders = ReminderDirectory(path: (configDirectory.isEmpty ? "." : configDirectory) + "/reminders", zones: zones)
+        let reminders = ReminderDirectory(path: (configDirectory.isEmpty ? "." : configDirectory) + "/reminders", zones: zones,
+                                          environment: environment)
         let watcher: FileWatcher?
         do {
             watcher = try FileWatcher(configFile: configPath, zoneFile: options.localtime)
@@ -91,10 +95,17 @@ public enum Daemon {
         let scheduler = Scheduler(
             store: store, timers: timers, delivery: notifier, systemd: systemd, configuration: initial,
             version: version, now: KernelClocks.now, imageProblem: ImageFile.problem, loadConfiguration: load,
-            reminders: reminders, configFile: configPath, zoneLookup: zones)
+            reminders: reminders, configFile: configPath, zoneLookup: zones, environment: environment)
         do {
             try await scheduler.start()
-            try server.start { await scheduler.handle($0) }
+            try server.start { command in
+                if case .events(follow: true) = command {
+                    let (first, rest) = await scheduler.events(follow: true)
+                    if let rest { return .stream(first: first, rest: rest) }
+                    return .reply(first)
+                }
+                return .reply(await scheduler.handle(command))
+            }
         } catch {
             Log.error("cannot start: \(error)")
             server.stop()
@@ -132,6 +143,7 @@ public enum Daemon {
             timers.stop()
             notifier.stop()
             sleepWatcher.stop()
+            glib.stop()
             watcher?.stop()
             notifierSink.finish()
             sleepSink.finish()

@@ -13,6 +13,13 @@ public enum Codec {
         var prefix: String?
         var all: Bool?
         var id: String?
+        var action: String?
+        var text: String?
+        var follow: Bool?
+        /// `quiet`: "on", "off" or absent (the state).
+        var mode: String?
+        /// `quiet on`: nanoseconds since the epoch.
+        var until: WallTime?
     }
 
     private struct ReplyFrame: Codable {
@@ -27,6 +34,9 @@ public enum Codec {
         var problems: [ConfigProblem]?
         var list: [ListItem]?
         var stats: StatsInfo?
+        var categories: [CategoryInfo]?
+        var events: [EventInfo]?
+        var quiet: QuietInfo?
     }
 
     /// One line (with its trailing newline) for `command`.
@@ -43,6 +53,16 @@ public enum Codec {
         case .reload: f.op = "reload"
         case .list: f.op = "list"
         case .stats: f.op = "stats"
+        case .categories: f.op = "categories"
+        case .respond(let id, let action, let text): f.op = "respond"; f.id = id; f.action = action; f.text = text
+        case .events(let follow): f.op = "events"; f.follow = follow ? true : nil
+        case .quiet(let change):
+            f.op = "quiet"
+            switch change {
+            case .state: break
+            case .on(let until): f.mode = "on"; f.until = until
+            case .off: f.mode = "off"
+            }
         }
         return line(f)
     }
@@ -93,6 +113,21 @@ public enum Codec {
         case "reload": return .reload
         case "list": return .list
         case "stats": return .stats
+        case "categories": return .categories
+        case "respond":
+            guard let id = f.id, let action = f.action else {
+                throw ReplyError(code: "malformed", message: "'respond' needs an 'id' and an 'action'")
+            }
+            return .respond(id: id, action: action, text: f.text)
+        case "events": return .events(follow: f.follow ?? false)
+        case "quiet":
+            switch f.mode {
+            case nil: return .quiet(.state)
+            case "on": return .quiet(.on(until: f.until))
+            case "off": return .quiet(.off)
+            case let other?:
+                throw ReplyError(code: "malformed", message: "'quiet' mode '\(other)' is not on or off")
+            }
         default:
             throw ReplyError(code: "unknown-op", message: "unknown operation '\(op)'")
         }
@@ -123,6 +158,10 @@ public enum Codec {
             case .reloaded(let p): f.problems = p
             case .list(let l): f.list = l
             case .stats(let s): f.stats = s
+            case .categories(let c): f.categories = c
+            case .responded(let id): f.id = id
+            case .events(let e): f.events = e
+            case .quiet(let q): f.quiet = q
             }
         }
         return line(f)
@@ -151,6 +190,10 @@ public enum Codec {
         case .reload: return .ok(.reloaded(f.problems ?? []))
         case .list: return .ok(.list(f.list ?? []))
         case .stats: guard let s = f.stats else { throw missing }; return .ok(.stats(s))
+        case .categories: return .ok(.categories(f.categories ?? []))
+        case .respond: guard let id = f.id else { throw missing }; return .ok(.responded(id))
+        case .events: return .ok(.events(f.events ?? []))
+        case .quiet: guard let q = f.quiet else { throw missing }; return .ok(.quiet(q))
         }
     }
 

@@ -35,6 +35,137 @@ public enum Command: Hashable, Sendable {
     case list
     /// Counters since the daemon started.
     case stats
+    /// The categories in effect and their actions.
+    case categories
+    /// Runs an action of a delivered notification, as if its button had been pressed (with typed text for an
+    /// input action).
+    case respond(id: String, action: String, text: String?)
+    /// The interaction events kept; with `follow`, the connection then stays open and each new event follows as
+    /// one more reply line.
+    case events(follow: Bool)
+    /// Reads or changes quiet hours.
+    case quiet(QuietChange)
+}
+
+/// What `quiet` asks.
+public enum QuietChange: Hashable, Sendable {
+    /// Only the state.
+    case state
+    /// Quiet now, until an instant (nil: until `off`).
+    case on(until: WallTime?)
+    /// Not quiet now (inside the daily ranges: until the range ends).
+    case off
+}
+
+/// One interaction with a notification, as `events` lists it.
+public struct EventInfo: Hashable, Sendable, Codable {
+    /// ISO 8601 UTC, with milliseconds.
+    public var t: String
+    public var id: String
+    /// `delivered`, `action`, `dismissed`, `expired`, `closed` (by aviso or another client), `replaced`, `held`.
+    public var event: String
+    public var action: String?
+    public var text: String?
+    public var category: String?
+
+    public init(t: String, id: String, event: String, action: String? = nil, text: String? = nil, category: String? = nil) {
+        self.t = t
+        self.id = id
+        self.event = event
+        self.action = action
+        self.text = text
+        self.category = category
+    }
+}
+
+/// An action as `categories` shows it.
+public struct ActionInfo: Hashable, Sendable, Codable {
+    public var name: String
+    public var label: String
+    /// `Run=` as written back: "snooze 10min", "exec notify-send done".
+    public var run: String
+    public var input: Bool
+    public var destructive: Bool
+    public var foreground: Bool
+    public var placeholder: String?
+    public var submit: String?
+
+    public init(name: String, label: String, run: String, input: Bool, destructive: Bool, foreground: Bool,
+                placeholder: String?, submit: String?) {
+        self.name = name
+        self.label = label
+        self.run = run
+        self.input = input
+        self.destructive = destructive
+        self.foreground = foreground
+        self.placeholder = placeholder
+        self.submit = submit
+    }
+}
+
+/// A category as `categories` shows it.
+public struct CategoryInfo: Hashable, Sendable, Codable {
+    public var name: String
+    /// "FILE:LINE" of its `[Category NAME]` group.
+    public var source: String
+    /// Its buttons, in the order shown.
+    public var actions: [ActionInfo]
+    public var defaultAction: String?
+    public var dismiss: String?
+    public var hiddenPreviews: String?
+    public var delivery: String?
+    public var thread: String?
+    public var level: String?
+
+    public init(name: String, source: String, actions: [ActionInfo], defaultAction: String?, dismiss: String?,
+                hiddenPreviews: String?, delivery: String?, thread: String?, level: String?) {
+        self.name = name
+        self.source = source
+        self.actions = actions
+        self.defaultAction = defaultAction
+        self.dismiss = dismiss
+        self.hiddenPreviews = hiddenPreviews
+        self.delivery = delivery
+        self.thread = thread
+        self.level = level
+    }
+}
+
+/// What `quiet` reports.
+public struct QuietInfo: Hashable, Sendable, Codable {
+    public var quiet: Bool
+    /// Why: "22:00-07:00", "turned on", "turned on until ...", "turned off until ...".
+    public var reason: String
+    /// ISO 8601 UTC of the next change, when known.
+    public var until: String?
+    /// `[Quiet] Hours`, as ranges.
+    public var hours: [String]
+    /// Notifications held now (quiet or waiting for a scheduled summary).
+    public var held: Int
+
+    public init(quiet: Bool, reason: String, until: String?, hours: [String], held: Int) {
+        self.quiet = quiet
+        self.reason = reason
+        self.until = until
+        self.hours = hours
+        self.held = held
+    }
+}
+
+/// Interactions per category, as `stats` counts them: which categories are noise (dismissed without an action).
+public struct CategoryStats: Hashable, Sendable, Codable {
+    public var delivered: Int
+    /// Each action's count, by name.
+    public var actions: [String: Int]
+    public var dismissed: Int
+    public var expired: Int
+
+    public init(delivered: Int = 0, actions: [String: Int] = [:], dismissed: Int = 0, expired: Int = 0) {
+        self.delivered = delivered
+        self.actions = actions
+        self.dismissed = dismissed
+        self.expired = expired
+    }
 }
 
 /// One request of the whole model, as `list` shows it.
@@ -81,13 +212,17 @@ public struct StatsInfo: Hashable, Sendable, Codable {
     /// Occurrences skipped because they were later than their MaxLate.
     public var skipped: Int
     public var reconciles: Int
+    /// Interactions per category ("" for notifications without one), from the kept events.
+    public var categories: [String: CategoryStats]?
 
-    public init(evictions: [String: Int], fired: Int, delivered: Int, skipped: Int, reconciles: Int) {
+    public init(evictions: [String: Int], fired: Int, delivered: Int, skipped: Int, reconciles: Int,
+                categories: [String: CategoryStats]? = nil) {
         self.evictions = evictions
         self.fired = fired
         self.delivered = delivered
         self.skipped = skipped
         self.reconciles = reconciles
+        self.categories = categories
     }
 }
 
@@ -126,14 +261,18 @@ public struct DeliveredItem: Hashable, Sendable, Codable {
     public var serverID: UInt32?
     /// Whether the popup is believed to be still on screen.
     public var onScreen: Bool
+    /// Due but held: "quiet" (quiet hours) or "summary" (waiting for the next scheduled summary); nil when shown.
+    public var held: String?
 
-    public init(id: String, title: String, body: String, delivered: String, serverID: UInt32?, onScreen: Bool) {
+    public init(id: String, title: String, body: String, delivered: String, serverID: UInt32?, onScreen: Bool,
+                held: String? = nil) {
         self.id = id
         self.title = title
         self.body = body
         self.delivered = delivered
         self.serverID = serverID
         self.onScreen = onScreen
+        self.held = held
     }
 }
 
@@ -191,11 +330,18 @@ public struct StatusInfo: Hashable, Sendable, Codable {
     /// What is wrong with the database, in sentences: damage found and repaired at start (what was salvaged, where
     /// the damaged file was kept), rows set aside, a write that failed. Nil or empty when all is well.
     public var storage: [String]?
+    /// Whether notifications are held by quiet hours now.
+    public var quiet: Bool?
+    /// Whether the session is locked (hidden previews apply); nil when unknown.
+    public var locked: Bool?
+    /// What the server cannot show as configured: "the text action 'note' is left out: ...".
+    public var presentation: [String]?
 
     public init(
         version: String, uptimeSeconds: Double, armed: Int, total: Int, window: Int, nextFire: String?,
         nextID: String?, server: ServerInfo?, waiting: Int, waitingReason: String?, sending: Int? = nil,
-        configErrors: [ConfigProblem], storage: [String]? = nil
+        configErrors: [ConfigProblem], storage: [String]? = nil, quiet: Bool? = nil, locked: Bool? = nil,
+        presentation: [String]? = nil
     ) {
         self.version = version
         self.uptimeSeconds = uptimeSeconds
@@ -210,6 +356,9 @@ public struct StatusInfo: Hashable, Sendable, Codable {
         self.sending = sending
         self.configErrors = configErrors
         self.storage = storage
+        self.quiet = quiet
+        self.locked = locked
+        self.presentation = presentation
     }
 }
 
@@ -226,6 +375,11 @@ public enum ReplyResult: Hashable, Sendable {
     case reloaded([ConfigProblem])
     case list([ListItem])
     case stats(StatsInfo)
+    case categories([CategoryInfo])
+    /// `respond`: the identifier of the notification acted on.
+    case responded(String)
+    case events([EventInfo])
+    case quiet(QuietInfo)
 }
 
 /// Why the daemon refused a request.

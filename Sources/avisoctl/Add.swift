@@ -8,8 +8,8 @@ enum Add {
     static let help = """
         Usage: avisoctl add [--id ID] [--title T] [--subtitle S] [--body B]
                             (--in SPAN [--repeat] | --at TIME | --on SPEC [--tz ZONE|local] [--dst aviso|systemd])
-                            [--thread ID] [--category ID] [--relevance X] [--level L]
-                            [--image PATH] [--data KEY=VALUE]... [--max-late SPAN] [--priority N]
+                            [--thread ID] [--category NAME] [--relevance X] [--level L]
+                            [--image PATH] [--data KEY=VALUE]... [--max-late SPAN] [--priority N] [--summary]
 
         Schedule a notification and print its identifier. Adding an identifier that exists replaces it.
 
@@ -29,11 +29,13 @@ enum Add {
                             the default is MaxLate= in aviso.conf (no limit unless set)
           --priority N      Priority class 0 (highest) to 99, instead of the one from the identifier's prefix
           --thread ID       Thread: popups of one thread replace each other on screen
-          --category ID     Category, sent as the freedesktop 'category' hint
+          --category NAME   Category: its actions become the popup's buttons (see 'avisoctl categories'); a
+                            freedesktop category such as im.received is sent as the 'category' hint
           --relevance X     Relevance from 0 to 1
           --level L         passive, active (default), time-sensitive or critical (critical never expires)
           --image PATH      Image file shown in the popup
           --data KEY=VALUE  User data; VALUE is JSON when it parses as JSON, a string otherwise (repeatable)
+          --summary         Wait for the next scheduled summary ([Summary] At= in aviso.conf) and arrive in it
 
         Examples:
           avisoctl add --in 10min --title Tea --body "Take the tea bag out"
@@ -51,6 +53,7 @@ enum Add {
         .init(names: ["--data"], takesValue: true), .init(names: ["--on"], takesValue: true),
         .init(names: ["--tz"], takesValue: true), .init(names: ["--dst"], takesValue: true),
         .init(names: ["--max-late"], takesValue: true), .init(names: ["--priority"], takesValue: true),
+        .init(names: ["--summary"], takesValue: false),
     ]
 
     static func run(_ argv: [String], _ context: Context) {
@@ -118,7 +121,8 @@ enum Add {
     private static func content(_ a: Arguments) -> Content {
         var c = Content(
             title: a.value("--title") ?? "", subtitle: a.value("--subtitle") ?? "", body: a.value("--body") ?? "",
-            threadID: a.value("--thread"), categoryID: a.value("--category"), image: a.value("--image").map(absolute))
+            threadID: a.value("--thread"), categoryID: a.value("--category"), image: a.value("--image").map(absolute),
+            delivery: a.has("--summary") ? .summary : nil)
         if let r = a.value("--relevance") {
             guard let x = Double(r), x.isFinite else { Output.fail(2, "--relevance: '\(r)' is not a number (expected 0 to 1)") }
             c.relevance = x

@@ -11,52 +11,12 @@ enum Connection {
     /// Exits with status 3 when no daemon answers (with a message saying how to start one), or when the socket is
     /// served by a process of another user: what avisoctl sends (titles, bodies) is not for them.
     static func send(_ command: Command, to path: String) -> Reply {
-        // A daemon that refuses before reading closes the socket under our write: say what it said, do not die.
-        signal(SIGPIPE, SIG_IGN)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { unreachable(path, "socket: \(errorText())") }
+        let fd = connected(path)
         defer { close(fd) }
-
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            Output.fail(2, "socket path is too long (\(bytes.count) bytes): \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        if connected != 0 {
-            let e = errno
-            if e == ENOENT || e == ECONNREFUSED {
-                unreachable(path, "no daemon is listening on \(path)")
-            }
-            unreachable(path, "cannot connect to \(path): \(errorText(e))")
-        }
-        checkPeer(fd, path)
         var timeout = timeval(tv_sec: replyTimeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-
-        let line = Codec.encode(command)
-        var written = 0
-        var writeError: Int32?
-        while written < line.count {
-            let n = line[written...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                // The daemon may have answered (busy, too large) before closing: read that below.
-                writeError = errno
-                break
-            }
-            written += n
-        }
+        let writeError = write(Codec.encode(command), to: fd, path)
 
         var reply: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -81,6 +41,80 @@ enum Connection {
         } catch {
             Output.fail(1, error.message)
         }
+    }
+
+    /// Sends `command` and hands each reply line to `each` until the daemon closes the connection (or this process
+    /// is stopped): for `events --follow`. No reply timeout: a quiet stream is not a stuck daemon.
+    static func follow(_ command: Command, to path: String, each: (Reply) -> Void) -> Never {
+        let fd = connected(path)
+        write(Codec.encode(command), to: fd, path)
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                unreachable(path, "reading from the daemon failed: \(errorText())")
+            }
+            if n == 0 { exit(0) }
+            pending += buffer[0..<n]
+            while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(pending[..<end])
+                pending.removeSubrange(...end)
+                do {
+                    each(try Codec.decodeReply(line, to: command))
+                } catch {
+                    Output.fail(1, error.message)
+                }
+            }
+        }
+    }
+
+    /// A socket connected to the daemon at `path`, checked to be served by this user; exits 3 when there is none.
+    private static func connected(_ path: String) -> Int32 {
+        // A daemon that refuses before reading closes the socket under our write: say what it said, do not die.
+        signal(SIGPIPE, SIG_IGN)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { unreachable(path, "socket: \(errorText())") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            Output.fail(2, "socket path is too long (\(bytes.count) bytes): \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if rc != 0 {
+            let e = errno
+            if e == ENOENT || e == ECONNREFUSED {
+                unreachable(path, "no daemon is listening on \(path)")
+            }
+            unreachable(path, "cannot connect to \(path): \(errorText(e))")
+        }
+        checkPeer(fd, path)
+        return fd
+    }
+
+    /// Writes a request line; the errno when the daemon closed the connection first (its reply may still be there).
+    @discardableResult
+    private static func write(_ line: [UInt8], to fd: Int32, _ path: String) -> Int32? {
+        var written = 0
+        while written < line.count {
+            let n = line[written...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            written += n
+        }
+        return nil
     }
 
     /// Refuses to talk to a socket served by another user: in a shared runtime directory another user could have put

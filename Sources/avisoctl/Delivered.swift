@@ -4,9 +4,11 @@ enum Delivered {
         Usage: avisoctl delivered [--json]
 
         List delivered notifications that are still tracked: a notification leaves this list when its popup is
-        closed (by the person, by expiry or by remove-delivered).
+        closed (by the person, by expiry or by remove-delivered). Notifications that are due but held (by quiet
+        hours, or waiting for a scheduled summary) follow, marked as held.
 
-          --json   An array of objects with id, title, body, delivered (ISO 8601 UTC), serverID and onScreen
+          --json   An array of objects with id, title, body, delivered (ISO 8601 UTC; when due, for held ones),
+                   serverID, onScreen and held ("quiet" or "summary")
         """
 
     static func run(_ argv: [String], _ context: Context) {
@@ -17,6 +19,9 @@ enum Delivered {
         if items.isEmpty { return Output.line("No delivered notifications.") }
         Output.table(
             ["ID", "DELIVERED", "ON SCREEN", "TITLE"],
-            items.map { [$0.id, LocalTime.show($0.delivered), $0.onScreen ? "yes" : "no", $0.title.isEmpty ? $0.body : $0.title] })
+            items.map { item in
+                [item.id, LocalTime.show(item.delivered), item.held.map { "held (\($0))" } ?? (item.onScreen ? "yes" : "no"),
+                 item.title.isEmpty ? item.body : item.title]
+            })
     }
 }

@@ -21,6 +21,14 @@ enum Output {
         FileHandleOut.stdout(String(decoding: data, as: UTF8.self) + "\n")
     }
 
+    /// One compact JSON object on one line, for streams (`events --json`).
+    static func jsonLine(_ value: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { fail(1, "the daemon's reply cannot be written as JSON") }
+        FileHandleOut.stdout(String(decoding: data, as: UTF8.self) + "\n")
+    }
+
     /// Left-aligned columns separated by two spaces; the last column is not padded.
     static func table(_ header: [String], _ rows: [[String]]) {
         let all = [header] + rows

@@ -25,6 +25,10 @@ let usage = """
       reload            Re-read the configuration
       list              List the whole model: armed and waiting requests, and why they wait
       stats             Counters since start: evictions per priority class, firings, deliveries
+      categories        List the categories and their actions
+      respond           Run an action of a delivered notification (for servers without buttons, and scripts)
+      events            Show what happened to notifications; --follow streams them
+      quiet             Show or change quiet hours: quiet on [--for SPAN|--until TIME], quiet off
       calendar          Show the normalised form and next elapses of OnCalendar specs (no daemon needed)
 
     Options:
@@ -76,6 +80,10 @@ enum CLI {
             "list": (List.help, List.run),
             "stats": (Stats.help, Stats.run),
             "calendar": (CalendarVerb.help, CalendarVerb.run),
+            "categories": (Categories.help, Categories.run),
+            "respond": (Respond.help, Respond.run),
+            "events": (Events.help, Events.run),
+            "quiet": (Quiet.help, Quiet.run),
         ]
 
         if verb == "help" {

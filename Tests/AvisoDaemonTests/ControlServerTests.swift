@@ -81,8 +81,8 @@ private struct Fixture {
         path = directory + "/run/aviso/control.sock"
         server = ControlServer(path: path, limits: limits)
         try server.start { command in
-            if case .fire(let id) = command { return .ok(.fired(id)) }
-            return .ok(.pending([]))
+            if case .fire(let id) = command { return .reply(.ok(.fired(id))) }
+            return .reply(.ok(.pending([])))
         }
     }
 
@@ -253,7 +253,7 @@ private func errorMessage(_ line: [UInt8]?) -> String {
         #expect(bound == 0)
 
         let server = ControlServer(path: path)
-        try server.start { _ in .ok(.fired("x")) }
+        try server.start { _ in .reply(.ok(.fired("x"))) }
         let connected = await offPool { Client(path) != nil }
         #expect(connected)
         server.stop()

@@ -65,16 +65,19 @@ struct MissedNotificationTests {
         let f = try await DaemonFixture.start()
         defer { f.stop() }
         for i in 0..<5 {
-            try f.ctl("add", "--id", "m\(i)", "--at", Self.at(3600 + Double(i) * 60), "--title", "Missed \(i)")
+            try f.ctl("add", "--id", "m\(i)", "--at", Self.at(3600 + Double(i) * 60), "--title", "Missed \(i)",
+                      "--relevance", i == 3 ? "0.9" : "0.1")
         }
         try await Self.restartLater(f, hours: 2)
         let n = try await f.server!.next("notify")
-        #expect(n.summary == "5 missed reminders")
+        // The most relevant names the summary and leads its lines.
+        #expect(n.summary == "Missed 3 and 4 more")
+        #expect(n.body?.hasPrefix("• Missed 3 (due at ") == true, "\(n.body ?? "")")
         for i in 0..<5 { #expect(n.body?.contains("Missed \(i)") == true) }
         #expect(Set(try f.json("delivered").compactMap { $0["id"] as? String }) == Set((0..<5).map { "m\($0)" }))
         // Closing the summary closes them all.
         f.server!.close(id: n.id!, reason: 2)
-        _ = try await f.daemon.log.next { $0.contains("summary notification \(n.id!) closed") }
+        _ = try await f.daemon.log.next { $0.contains("notification \(n.id!) closed (dismissed): 5 notifications") }
         #expect(try f.json("delivered").isEmpty)
     }
 }

@@ -426,9 +426,14 @@ struct RobustnessTests {
         handle.write(Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }))
         try handle.close()
         try await f.daemon.start()
-        #expect(Set(try f.json("list").compactMap { $0["id"] as? String }) == Set((0..<50).map { "ack\($0)" }))
-        let storage = try #require(try f.status()["storage"] as? [String])
-        #expect(storage.contains { $0.contains("write-ahead log") && $0.contains("rebuilt") }, "\(storage)")
+        // SQLite alone keeps only the transactions before the damage (about half). Every acknowledged request comes
+        // back, except one whose only copy was in the damaged bytes, and that one is named.
+        let listed = Set(try f.json("list").compactMap { $0["id"] as? String })
+        let storage = (try f.status()["storage"] as? [String] ?? []).joined(separator: "\n")
+        #expect(storage.contains("write-ahead log") && storage.contains("is damaged"), "\(storage)")
+        let missing = (0..<50).map { "ack\($0)" }.filter { !listed.contains($0) }
+        #expect(missing.count <= 2, "4 KiB of damage costs at most the pages it hit: \(missing)")
+        for id in missing { #expect(storage.contains("'\(id)'"), "\(id) is lost and named: \(storage)") }
     }
 
     @Test func aCorruptDatabaseIsMovedAsideSalvagedAndReported() async throws {

@@ -4,15 +4,6 @@ public enum InterruptionLevel: String, Hashable, Sendable, Codable, CaseIterable
     case active
     case timeSensitive = "time-sensitive"
     case critical
-
-    /// The freedesktop urgency byte: passive 0 (low), active and time-sensitive 1 (normal), critical 2.
-    public var urgency: UInt8 {
-        switch self {
-        case .passive: 0
-        case .active, .timeSensitive: 1
-        case .critical: 2
-        }
-    }
 }
 
 /// What a notification says, as UNNotificationContent has it.
@@ -30,11 +21,13 @@ public struct Content: Hashable, Sendable, Codable {
     public var userInfo: [String: JSONValue]
     /// A local image path (`image-path` hint).
     public var image: String?
+    /// How it reaches the screen; nil: as its category says, else at once.
+    public var delivery: DeliveryMode?
 
     public init(
         title: String = "", subtitle: String = "", body: String = "", threadID: String? = nil,
         categoryID: String? = nil, relevance: Double? = nil, level: InterruptionLevel = .active,
-        userInfo: [String: JSONValue] = [:], image: String? = nil
+        userInfo: [String: JSONValue] = [:], image: String? = nil, delivery: DeliveryMode? = nil
     ) {
         self.title = title
         self.subtitle = subtitle
@@ -45,5 +38,6 @@ public struct Content: Hashable, Sendable, Codable {
         self.level = level
         self.userInfo = userInfo
         self.image = image
+        self.delivery = delivery
     }
 }

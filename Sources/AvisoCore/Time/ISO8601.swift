@@ -7,6 +7,13 @@ public enum ISO8601 {
             + "\(CivilDateTime.pad(c.hour, 2)):\(CivilDateTime.pad(c.minute, 2)):\(CivilDateTime.pad(c.second, 2))Z"
     }
 
+    /// "2026-12-01T08:00:00.125Z": UTC with milliseconds (truncated toward the past), for event times.
+    public static func formatMilliseconds(_ t: WallTime) -> String {
+        let ms = Int(CivilDateTime.floorDiv(t.nanoseconds, 1_000_000) - t.seconds * 1_000)
+        let digits = String(ms)
+        return String(format(t).dropLast()) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+    }
+
     /// Parses "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)"; nil if it is not such a timestamp or names no real date.
     ///
     /// A space or lowercase "t" may separate date and time, "z" is accepted, and offsets may be written ±HHMM or ±HH.

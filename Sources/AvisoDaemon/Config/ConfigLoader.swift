@@ -25,6 +25,11 @@ public enum ConfigLoader {
     private static let knownKeys: [String: Set<String>] = [
         "Scheduler": ["Window", "MaxLate", "SummaryThreshold"],
         "Delivery": ["RetryInitial", "RetryMaximum"],
+        "Quiet": ["Hours"],
+        "Summary": ["At"],
+        "Privacy": ["HiddenPreviews", "ShowTitle", "Placeholder"],
+        "Prompt": ["Program"],
+        "Events": ["Keep"],
     ]
 
     /// Groups whose keys are names chosen by the person (identifier prefixes, class numbers).
@@ -34,18 +39,19 @@ public enum ConfigLoader {
     ///
     /// A missing file gives the defaults and no problems. Any error makes `configuration` nil, so the caller keeps
     /// the configuration it had; warnings (unknown groups and keys) do not. Never traps, whatever the bytes.
-    public static func load(path: String) -> ConfigLoadResult {
+    public static func load(path: String, environment: [String: String] = [:]) -> ConfigLoadResult {
         let bytes: [UInt8]
         switch FileBytes.read(path, limit: maximumFileSize, what: "the configuration file") {
         case .missing: return ConfigLoadResult(configuration: .defaults)
         case .failed(let why): return ConfigLoadResult(configuration: nil, errors: [ConfigProblem(file: path, line: nil, message: why)])
         case .read(let b, _): bytes = b
         }
-        return parse(bytes, file: path)
+        return parse(bytes, file: path, environment: environment)
     }
 
-    /// Checks key-file text; `file` only names it in problems.
-    static func parse(_ bytes: [UInt8], file: String) -> ConfigLoadResult {
+    /// Checks key-file text; `file` only names it in problems; `environment` gives the PATH that `exec` actions and
+    /// the prompt program are looked up in.
+    static func parse(_ bytes: [UInt8], file: String, environment: [String: String] = [:]) -> ConfigLoadResult {
         var problems = ProblemCollector(file: file)
         let lines = KeyFileLines(bytes)
         if let line = lines.firstBinaryLine {
@@ -63,11 +69,15 @@ public enum ConfigLoader {
         var configuration = Configuration.defaults
         var priorities: [String: Int] = [:]
         var budgets: [Int: Int] = [:]
-        for group in keyFile.groups() {
+        configuration.groups.read(keyFile, lines: lines, file: file, into: &problems) {
+            ProgramPath.problem($0, path: environment["PATH"])
+        }
+        for group in keyFile.groups() where !PresentationGroups.handles(group) {
             let isOpen = openGroups.contains(group)
             guard isOpen || knownKeys[group] != nil else {
                 problems.warning(lines.line(ofGroup: group), """
-                    unknown group [\(group)] is ignored (known: [Scheduler], [Delivery], [Priorities], [Budgets])
+                    unknown group [\(group)] is ignored (known: [Scheduler], [Delivery], [Priorities], [Budgets], \
+                    [Quiet], [Summary], [Privacy], [Prompt], [Events], [Action NAME], [Category NAME])
                     """)
                 continue
             }
@@ -122,6 +132,35 @@ public enum ConfigLoader {
                 case "RetryInitial", "RetryMaximum":
                     guard let span = positiveSpan(value, group: group, key: key, line: line, into: &problems) else { continue }
                     if key == "RetryInitial" { configuration.retryInitial = span } else { configuration.retryMaximum = span }
+                case "Hours":
+                    do throws(ValidationError) { configuration.quietHours = try QuietHours.parse(value) } catch {
+                        problems.error(line, "[Quiet] Hours=\(value): \(error.message)")
+                    }
+                case "At":
+                    do throws(ValidationError) { configuration.summaryTimes = try DailyTimes.parse(value) } catch {
+                        problems.error(line, "[Summary] At=\(value): \(error.message)")
+                    }
+                case "HiddenPreviews":
+                    if let p = HiddenPreviews(rawValue: value.lowercased()) { configuration.hiddenPreviews = p } else {
+                        problems.error(line, "[Privacy] HiddenPreviews='\(value)' is not one of never, when-locked, always")
+                    }
+                case "ShowTitle":
+                    switch value.lowercased() {
+                    case "true", "yes", "1": configuration.showTitle = true
+                    case "false", "no", "0": configuration.showTitle = false
+                    default: problems.error(line, "[Privacy] ShowTitle='\(value)' is not true or false")
+                    }
+                case "Placeholder":
+                    configuration.placeholder = keyFile.string(group, key) ?? value
+                case "Program":
+                    configuration.prompt = promptProgram(value, line: line, path: environment["PATH"], into: &problems)
+                case "Keep":
+                    guard let n = Int(value), Configuration.eventsKeptRange.contains(n) else {
+                        problems.error(line, "[Events] Keep='\(value)' is not a number of events from "
+                            + "\(Configuration.eventsKeptRange.lowerBound) to \(Configuration.eventsKeptRange.upperBound)")
+                        continue
+                    }
+                    configuration.eventsKept = n
                 default:
                     break
                 }
@@ -135,6 +174,27 @@ public enum ConfigLoader {
                 """)
         }
         return result(problems.errors.isEmpty ? configuration : nil, problems)
+    }
+
+    /// `[Prompt] Program=`: automatic (empty), none, zenity/kdialog/yad, or a command line whose program exists.
+    private static func promptProgram(
+        _ value: String, line: Int?, path: String?, into problems: inout ProblemCollector
+    ) -> PromptProgram {
+        switch value.lowercased() {
+        case "", "auto", "automatic": return .automatic
+        case "none": return .none
+        default:
+            do throws(ValidationError) {
+                let argv = try CommandLineWords.split(value)
+                if let program = argv.first, let why = ProgramPath.problem(program, path: path) {
+                    problems.error(line, "[Prompt] Program=\(value): \(why)")
+                }
+                return argv.isEmpty ? .automatic : .command(argv)
+            } catch {
+                problems.error(line, "[Prompt] Program=\(value): \(error.message)")
+                return .automatic
+            }
+        }
     }
 
     /// A span that must be longer than zero, or nil after recording the error.

@@ -29,6 +29,10 @@ struct ControlConnection {
     var interest: Epoll.Events = [.readable, .peerClosed]
     /// Whether it is in the epoll set at all (a peer that hung up is taken out).
     var watched = true
+    /// Its request is a stream (`events --follow`): lines keep coming until the client leaves.
+    var streaming = false
+    /// The task answering its current request, cancelled when the connection is dropped.
+    var task: Task<Void, Never>?
 
     init(id: UInt64, idleSince: UInt64, readDeadline: Int64) {
         self.id = id
@@ -39,15 +43,18 @@ struct ControlConnection {
     /// Waiting for a request: nothing read is pending, nothing is being served or sent.
     var isIdle: Bool { !serving && outgoing.isEmpty && lines.isEmpty }
 
-    /// The deadline that applies now; nil while the handler works (the daemon's time, not the client's).
+    /// The deadline that applies now: for the client to take what is sent, else (idle) to send a request; none while
+    /// the handler works (the daemon's time, not the client's) or a stream waits for its next line.
     var deadline: Int64? {
-        if serving { return nil }
-        return outgoing.isEmpty ? readDeadline : writeDeadline
+        if !outgoing.isEmpty { return writeDeadline }
+        return serving ? nil : readDeadline
     }
 
-    /// What to wait for: writability while a reply is unsent, input while idle, nothing otherwise.
+    /// What to wait for: writability while a reply is unsent, input while idle, the client leaving while it follows
+    /// a stream, nothing otherwise.
     var wantedEvents: Epoll.Events {
-        if !outgoing.isEmpty { return .writable }
+        if !outgoing.isEmpty { return streaming ? [.writable, .peerClosed] : .writable }
+        if streaming { return .peerClosed }
         return isIdle && !peerClosed ? [.readable, .peerClosed] : []
     }
 }

@@ -6,6 +6,13 @@ import Synchronization
 
 /// The daemon's control socket: a Unix stream socket speaking JSON lines (one request, one reply).
 ///
+/// What a request gets back: one reply, or (`events --follow`) a first reply and then one more line per element of a
+/// stream, for as long as the client stays connected.
+public enum ControlResponse: Sendable {
+    case reply(Reply)
+    case stream(first: Reply, rest: AsyncStream<Reply>)
+}
+
 /// One thread runs an epoll loop over the listening socket and every connection, all non-blocking: a connection
 /// costs a small record, not a thread, and no client can hold up another. Only processes of the daemon's own uid are
 /// served. A connection must deliver a complete request within `Limits.requestTimeoutMilliseconds` (counted from its
@@ -31,10 +38,10 @@ public final class ControlServer: @unchecked Sendable {
     public let limits: Limits
 
     /// Set by `start(handler:)`, before the loop that reads it starts.
-    private var handler: (@Sendable (Command) async -> Reply)?
-    /// Replies finished by handler tasks, waiting for the loop thread to send them: (connection, line); `closed` once
-    /// the loop has ended (and closed `wakeFD`, which must then not be written).
-    private let finished = Mutex<(replies: [(UInt64, [UInt8])], closed: Bool)>(([], false))
+    private var handler: (@Sendable (Command) async -> ControlResponse)?
+    /// Reply lines from handler tasks, waiting for the loop thread to send them: (connection, line, whether it ends the
+    /// request); `closed` once the loop has ended (and closed `wakeFD`, which must then not be written).
+    private let finished = Mutex<(replies: [(UInt64, [UInt8], Bool)], closed: Bool)>(([], false))
     private let stopped = Mutex(false)
     /// Posted by the loop thread when it has closed everything.
     private let loopEnded = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
@@ -67,7 +74,7 @@ public final class ControlServer: @unchecked Sendable {
 
     /// Binds the socket (unless `bind()` did) and starts serving it: `handler` runs once per well-formed request,
     /// possibly concurrently for different connections.
-    public func start(handler: @escaping @Sendable (Command) async -> Reply) throws(SystemError) {
+    public func start(handler: @escaping @Sendable (Command) async -> ControlResponse) throws(SystemError) {
         if listener < 0 { try bind() }
         precondition(!serving, "ControlServer.start called twice")
         self.handler = handler
@@ -273,6 +280,10 @@ public final class ControlServer: @unchecked Sendable {
         if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) { receive(fd) }
         // A peer that is gone entirely reports HUP whatever is asked for: stop watching it. What is being served
         // finishes, and sending its reply fails and closes the connection.
+        if !events.isDisjoint(with: [.hangUp, .error, .peerClosed]), let c = connections[fd], c.streaming {
+            // A follower that left: stop its stream.
+            return drop(fd)
+        }
         if !events.isDisjoint(with: [.hangUp, .error]), connections[fd] != nil {
             try? Epoll.remove(epollFD, fd)
             connections[fd]?.watched = false
@@ -331,12 +342,14 @@ public final class ControlServer: @unchecked Sendable {
             let id = c.id
             guard let handler else { return }
             // Decoding (up to a megabyte of JSON) happens off this thread too: the loop only moves bytes.
-            Task {
-                let answer = Codec.encode(await Self.answer(line, handler))
-                self.finished.withLock { f in
-                    guard !f.closed else { return }
-                    f.replies.append((id, answer))
-                    EventFD.signal(self.wakeFD)
+            connections[fd]?.task = Task {
+                switch await Self.answer(line, handler) {
+                case .reply(let reply):
+                    self.post(id, Codec.encode(reply), final: true)
+                case .stream(let first, let rest):
+                    self.post(id, Codec.encode(first), final: false)
+                    // Ends when the connection is dropped: the loop cancels this task.
+                    for await reply in rest { self.post(id, Codec.encode(reply), final: false) }
                 }
             }
             return
@@ -344,17 +357,26 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     /// The reply to one request line: the handler's, or why the line is not a request.
-    private static func answer(_ line: [UInt8], _ handler: @Sendable (Command) async -> Reply) async -> Reply {
+    private static func answer(_ line: [UInt8], _ handler: @Sendable (Command) async -> ControlResponse) async -> ControlResponse {
         guard String(validating: line, as: UTF8.self) != nil else {
-            return .error(ReplyError(code: "malformed", message: "request is not valid UTF-8; send one JSON object per line, in UTF-8"))
+            return .reply(.error(ReplyError(code: "malformed", message: "request is not valid UTF-8; send one JSON object per line, in UTF-8")))
         }
         let command: Command
         do throws(ReplyError) {
             command = try Codec.decodeCommand(line)
         } catch {
-            return .error(error)
+            return .reply(.error(error))
         }
         return await handler(command)
+    }
+
+    /// Hands a reply line to the loop thread (from any thread).
+    private func post(_ id: UInt64, _ line: [UInt8], final: Bool) {
+        finished.withLock { f in
+            guard !f.closed else { return }
+            f.replies.append((id, line, final))
+            EventFD.signal(wakeFD)
+        }
     }
 
     private func sendFinishedReplies() {
@@ -362,9 +384,14 @@ public final class ControlServer: @unchecked Sendable {
             defer { f.replies.removeAll() }
             return f.replies
         }
-        for (id, line) in ready {
+        for (id, line, final) in ready {
             guard let fd = connections.first(where: { $0.value.id == id })?.key else { continue }
-            connections[fd]?.serving = false
+            if final {
+                connections[fd]?.serving = false
+                connections[fd]?.task = nil
+            } else {
+                connections[fd]?.streaming = true
+            }
             connections[fd]?.outgoing += line
             flush(fd)
         }
@@ -438,7 +465,8 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     private func drop(_ fd: Int32) {
-        guard connections.removeValue(forKey: fd) != nil else { return }
+        guard let c = connections.removeValue(forKey: fd) else { return }
+        c.task?.cancel()
         try? Epoll.remove(epollFD, fd)
         close(fd)
     }

@@ -9,8 +9,9 @@ import Synchronization
 /// `.clockChanged`. `arm` and `disarm` may be called from any thread. Call `stop()` when done: the thread keeps
 /// the backend alive until then.
 public final class KernelTimerBackend: TimerBackend {
-    /// The most timers that can be armed at once, matching the scheduler's window.
-    public static let capacity = 64
+    /// The most timers that can be armed at once: the scheduler's window of 64, and its timer for held
+    /// notifications.
+    public static let capacity = 65
 
     private struct Armed {
         var fd: Int32

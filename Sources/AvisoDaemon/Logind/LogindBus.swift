@@ -18,10 +18,12 @@ final class LogindBus: @unchecked Sendable {
     /// Whether a delay inhibitor fd is open; read from any thread.
     let holdsInhibitor = Mutex(false)
 
-    private var connection: OpaquePointer?
+    var connection: OpaquePointer?
     private var watchID: UInt32 = 0
     private var subscriptionID: UInt32 = 0
-    private var owner: String?
+    var owner: String?
+    /// The session followed for its LockedHint (`LogindBus+Session`).
+    var session = SessionFollow()
     private var inhibitorFD: Int32 = -1
     private var inhibitInFlight = false
     /// Bumped by `stop()`, so an Inhibit reply that arrives afterwards closes its fd instead of keeping it.
@@ -54,6 +56,7 @@ final class LogindBus: @unchecked Sendable {
         generation += 1
         inhibitInFlight = false
         closeInhibitor()
+        forgetSession()
         if let connection {
             if watchID != 0 { g_bus_unwatch_name(watchID) }
             if subscriptionID != 0 { g_dbus_connection_signal_unsubscribe(connection, subscriptionID) }
@@ -130,6 +133,7 @@ final class LogindBus: @unchecked Sendable {
         guard let newOwner else {
             // Inhibitors die with the logind that granted them (and with the bus connection).
             closeInhibitor()
+            forgetSession()
             if old != nil {
                 Log.notice("logind left the system bus; a sleep delay inhibitor is taken again when it returns")
                 reportedAbsence = true
@@ -144,6 +148,7 @@ final class LogindBus: @unchecked Sendable {
             reportedAbsence = false
         }
         takeInhibitor()
+        followSession()
     }
 
     private func prepareForSleep(sender: String?, _ parameters: OpaquePointer) {

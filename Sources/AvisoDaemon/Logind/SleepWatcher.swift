@@ -11,6 +11,8 @@
 /// short (yield into an AsyncStream, send to an actor).
 public final class SleepWatcher: Sendable {
     private let thread: GLibThread
+    /// Whether `stop()` ends the thread too (false when it was handed in and is shared).
+    private let ownsThread: Bool
     private let bus: LogindBus
 
     /// Prepares a watcher; nothing touches D-Bus until `start()`.
@@ -20,8 +22,10 @@ public final class SleepWatcher: Sendable {
     ///     DBUS_SYSTEM_BUS_ADDRESS). With an address the watcher uses a private connection of its own, which is what
     ///     lets tests run several watchers, each against its own bus, in one process.
     ///   - onEvent: PrepareForSleep as `SleepEvent`s; called on the watcher's GLib thread, in order.
-    public init(busAddress: String? = nil, onEvent: @escaping @Sendable (SleepEvent) -> Void) {
-        thread = GLibThread(name: "aviso-logind")
+    ///   - thread: the GLib thread to work on, shared with the other bus users; nil for one of its own.
+    public init(busAddress: String? = nil, thread: GLibThread? = nil, onEvent: @escaping @Sendable (SleepEvent) -> Void) {
+        self.thread = thread ?? GLibThread(name: "aviso-logind")
+        ownsThread = thread == nil
         bus = LogindBus(busAddress: busAddress, onEvent: onEvent)
     }
 
@@ -56,6 +60,6 @@ public final class SleepWatcher: Sendable {
     public func stop() {
         guard thread.perform({ [bus] in bus.stop() }) else { return }
         // From inside onEvent the thread cannot join itself; the queued teardown still runs, the thread idles.
-        if !thread.isCurrent { thread.stop() }
+        if ownsThread && !thread.isCurrent { thread.stop() }
     }
 }

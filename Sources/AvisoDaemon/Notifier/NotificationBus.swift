@@ -79,11 +79,11 @@ final class NotificationBus: @unchecked Sendable {
         g_dbus_connection_set_exit_on_close(bus, 0)
         connection = bus
         subscriptionID = g_dbus_connection_signal_subscribe(
-            bus, nil, NotificationBus.name, "NotificationClosed", NotificationBus.path, nil,
+            bus, nil, NotificationBus.name, nil, NotificationBus.path, nil,
             G_DBUS_SIGNAL_FLAGS_NONE,
-            { _, sender, _, _, _, parameters, data in
+            { _, sender, _, _, member, parameters, data in
                 let bus = Unmanaged<NotificationBus>.fromOpaque(data!).takeUnretainedValue()
-                bus.notificationClosed(sender: sender.map { String(cString: $0) }, parameters!)
+                bus.signal(String(cString: member!), sender: sender.map { String(cString: $0) }, parameters!)
             },
             Unmanaged.passRetained(self).toOpaque(), { data in Unmanaged<NotificationBus>.fromOpaque(data!).release() })
         watchID = g_bus_watch_name_on_connection(
@@ -114,12 +114,25 @@ final class NotificationBus: @unchecked Sendable {
         onEvent(newOwner.map { .serverAppeared(owner: $0) } ?? .serverVanished)
     }
 
-    private func notificationClosed(sender: String?, _ parameters: OpaquePointer) {
-        guard let (id, reason) = GVariantReader.uint32Pair(parameters) else { return }
-        // Only the server may close its popups; anyone on the bus can emit a look-alike signal.
+    /// NotificationClosed, ActionInvoked, NotificationReplied and ActivationToken, from the server that owns the name
+    /// (anyone on the bus can emit a look-alike signal); other signals and other shapes are ignored.
+    private func signal(_ member: String, sender: String?, _ parameters: OpaquePointer) {
         let current = owner.withLock { $0 }
         if let current, let sender, sender != current { return }
-        onEvent(.closed(serverID: id, reason: CloseReason(rawValue: reason) ?? .undefined))
+        switch member {
+        case "NotificationClosed":
+            guard let (id, reason) = GVariantReader.uint32Pair(parameters) else { return }
+            onEvent(.closed(serverID: id, reason: CloseReason(rawValue: reason) ?? .undefined))
+        case "ActionInvoked", "NotificationReplied", "ActivationToken":
+            guard GVariantReader.type(parameters) == "(us)" else { return }
+            let id = GVariantReader.uint32(parameters, at: 0)
+            let text = GVariantReader.string(parameters, at: 1)
+            onEvent(member == "ActionInvoked" ? .actionInvoked(serverID: id, key: text)
+                : member == "NotificationReplied" ? .replied(serverID: id, text: text)
+                : .activationToken(serverID: id, token: text))
+        default:
+            return
+        }
     }
 
     // MARK: Calls

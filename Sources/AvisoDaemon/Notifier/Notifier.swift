@@ -9,6 +9,8 @@ import AvisoProtocol
 /// an AsyncStream, send to an actor).
 public final class Notifier: Sendable {
     private let thread: GLibThread
+    /// Whether `stop()` ends the thread too (false when it was handed in and is shared).
+    private let ownsThread: Bool
     private let bus: NotificationBus
 
     /// Prepares a notifier; nothing touches D-Bus until `start()`.
@@ -16,9 +18,14 @@ public final class Notifier: Sendable {
     /// - Parameters:
     ///   - appName: the Notify `app_name` servers show and filter on (e.g. "aviso").
     ///   - desktopEntry: the `desktop-entry` hint, the desktop file name without ".desktop".
-    ///   - onEvent: closes and server appearances; called on the GLib thread, in order.
-    public init(appName: String, desktopEntry: String, onEvent: @escaping @Sendable (NotifierEvent) -> Void) {
-        thread = GLibThread(name: "aviso-glib")
+    ///   - onEvent: closes, actions and server appearances; called on the GLib thread, in order.
+    ///   - thread: the GLib thread to work on, shared with the other bus users; nil for one of its own.
+    public init(
+        appName: String, desktopEntry: String, thread: GLibThread? = nil,
+        onEvent: @escaping @Sendable (NotifierEvent) -> Void
+    ) {
+        self.thread = thread ?? GLibThread(name: "aviso-glib")
+        ownsThread = thread == nil
         bus = NotificationBus(appName: appName, desktopEntry: desktopEntry, onEvent: onEvent)
     }
 
@@ -41,9 +48,9 @@ public final class Notifier: Sendable {
     /// delays only the answer. `serverOwnerHint` is the owner the caller last heard of (from `serverAppeared`); when it
     /// differs from the owner whose capabilities are cached, they are fetched again before the body is formatted.
     public func show(
-        _ content: Content, serverOwnerHint: String? = nil, completion: @escaping @Sendable (DeliveryOutcome) -> Void
+        _ popup: Popup, serverOwnerHint: String? = nil, completion: @escaping @Sendable (DeliveryOutcome) -> Void
     ) {
-        let queued = thread.perform { [bus] in bus.show(content, ownerHint: serverOwnerHint, completion: completion) }
+        let queued = thread.perform { [bus] in bus.show(popup, ownerHint: serverOwnerHint, completion: completion) }
         if !queued { completion(.notShown(Notifier.stoppedError)) }
     }
 
@@ -55,7 +62,7 @@ public final class Notifier: Sendable {
         _ content: Content, serverOwnerHint: String? = nil
     ) async throws(DeliveryError) -> (serverID: UInt32, owner: String) {
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<DeliveryOutcome, Never>) in
-            show(content, serverOwnerHint: serverOwnerHint) { continuation.resume(returning: $0) }
+            show(Popup(content: content), serverOwnerHint: serverOwnerHint) { continuation.resume(returning: $0) }
         }
         switch outcome {
         case .shown(let id, let owner): return (id, owner)
@@ -86,7 +93,7 @@ public final class Notifier: Sendable {
     public func stop() {
         guard thread.perform({ [bus] in bus.stop() }) else { return }
         // From inside onEvent the thread cannot join itself; the queued teardown still runs, the thread idles.
-        if !thread.isCurrent { thread.stop() }
+        if ownsThread && !thread.isCurrent { thread.stop() }
     }
 
     private static let stoppedError = DeliveryError(isNoServer: false, message: "the notifier is stopped")

@@ -20,4 +20,10 @@ public enum NotifierEvent: Sendable, Hashable {
     case serverAppeared(owner: String)
     /// org.freedesktop.Notifications lost its owner; `show` fails with `isNoServer` until a server appears.
     case serverVanished
+    /// ActionInvoked: the person chose the action `key` of `serverID` (`default` for a click on the popup).
+    case actionInvoked(serverID: UInt32, key: String)
+    /// NotificationReplied: the person sent `text` in the inline reply field of `serverID`.
+    case replied(serverID: UInt32, text: String)
+    /// ActivationToken: the token for focusing what an action of `serverID` opens; sent just before ActionInvoked.
+    case activationToken(serverID: UInt32, token: String)
 }

@@ -10,11 +10,14 @@ public struct DeclaredReminder: Hashable, Sendable {
     public var line: Int
     /// The line of the key that says when (`OnCalendar=`, `At=` or `Every=`), for problems with the schedule.
     public var triggerLine: Int
+    /// The line of `Category=`, for a category that nothing declares.
+    public var categoryLine: Int
 
-    public init(request: Request, file: String, line: Int, triggerLine: Int? = nil) {
+    public init(request: Request, file: String, line: Int, triggerLine: Int? = nil, categoryLine: Int? = nil) {
         self.request = request
         self.file = file
         self.line = line
         self.triggerLine = triggerLine ?? line
+        self.categoryLine = categoryLine ?? line
     }
 }

@@ -4,6 +4,8 @@ public struct ReminderChanges: Hashable, Sendable {
     public var removed: Set<String> = []
     /// Still declared, but the request differs (content, trigger, priority, lateness).
     public var updated: Set<String> = []
+    /// An `[Action NAME]` or `[Category NAME]` group was added, removed or changed.
+    public var presentation = false
 
     public init(added: Set<String> = [], removed: Set<String> = [], updated: Set<String> = []) {
         self.added = added
@@ -12,5 +14,5 @@ public struct ReminderChanges: Hashable, Sendable {
     }
 
     /// True when the model of declared reminders did not change: no reconcile is needed for it.
-    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && updated.isEmpty }
+    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && updated.isEmpty && !presentation }
 }

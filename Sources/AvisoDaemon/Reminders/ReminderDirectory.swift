@@ -19,6 +19,8 @@ public final class ReminderDirectory {
         var hash: UInt64?
         /// The reminders of the last version that parsed without errors.
         var good: [DeclaredReminder] = []
+        /// Its action and category groups (those with mistakes left out), from the last version that could be read.
+        var presentation = PresentationGroups()
         var errors: [ConfigProblem] = []
         var warnings: [ConfigProblem] = []
     }
@@ -26,6 +28,8 @@ public final class ReminderDirectory {
     /// The directory, without a trailing '/'.
     public let path: String
     private let zones: ZoneLookup
+    /// For PATH, where `exec` actions are looked up.
+    private let environment: [String: String]
     private var files: [String: FileState] = [:]
     private var directoryProblem: ConfigProblem?
     private var duplicates: [ConfigProblem] = []
@@ -42,12 +46,16 @@ public final class ReminderDirectory {
     /// Things ignored (unknown keys and groups), by file.
     public var warnings: [ConfigProblem] { files.keys.sorted().flatMap { files[$0]!.warnings } }
 
+    /// The action and category groups of every file, in sorted path order.
+    var presentationSources: [PresentationGroups] { files.keys.sorted().map { files[$0]!.presentation } }
+
     /// Watches nothing by itself: call `reload` when files may have changed. Nothing is read until then.
-    public init(path: String, zones: ZoneLookup) {
+    public init(path: String, zones: ZoneLookup, environment: [String: String] = [:]) {
         var p = path
         while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
         self.path = p
         self.zones = zones
+        self.environment = environment
     }
 
     /// Brings the model up to date with the directory and says which reminders changed.
@@ -58,6 +66,7 @@ public final class ReminderDirectory {
     @discardableResult
     public func reload(changed: Set<String>? = nil) -> ReminderChanges {
         let before = reminders
+        let groupsBefore = presentationSources
         let listed = listFiles()
         for gone in files.keys where !listed.contains(gone) { files[gone] = nil }
         for file in listed.sorted() {
@@ -65,7 +74,9 @@ public final class ReminderDirectory {
             refresh(file, forced: forced)
         }
         merge()
-        return Self.difference(from: before, to: reminders)
+        var changes = Self.difference(from: before, to: reminders)
+        changes.presentation = Self.declarations(presentationSources) != Self.declarations(groupsBefore)
+        return changes
     }
 
     /// When `file` was last modified, as of its last reading; nil when it was never read.
@@ -102,7 +113,7 @@ public final class ReminderDirectory {
             let hash = Self.fnv1a(bytes)
             if hash == state.hash && state.errors.isEmpty { break }
             state.hash = hash
-            let result = ReminderFile.parse(bytes, file: file, zones: zones)
+            let result = ReminderFile.parse(bytes, file: file, zones: zones, environment: environment)
             state.warnings = result.warnings
             if !result.fileErrors.isEmpty {
                 let note = keptNote(state)
@@ -120,6 +131,8 @@ public final class ReminderDirectory {
                 }
             }
             state.good = result.reminders + kept
+            state.presentation = result.presentation
+            state.errors += result.groupErrors
         }
         files[file] = state
     }
@@ -186,6 +199,11 @@ public final class ReminderDirectory {
         }
         for id in old.keys where new[id] == nil { changes.removed.insert(id) }
         return changes
+    }
+
+    /// The actions and categories of a set of files, whichever files they are in.
+    private static func declarations(_ sources: [PresentationGroups]) -> [String] {
+        (sources.flatMap { $0.actions.map { "\($0)" } } + sources.flatMap { $0.categories.map { "\($0)" } }).sorted()
     }
 
     /// FNV-1a, 64 bits: enough to tell a rewrite with new bytes from a touch.

@@ -1,7 +1,8 @@
 import AvisoCore
 import AvisoProtocol
 
-/// Parses one reminder file (GLib key-file format): each `[Reminder NAME]` group declares the request NAME.
+/// Parses one reminder file (GLib key-file format): each `[Reminder NAME]` group declares the request NAME; it may
+/// also declare `[Action NAME]` and `[Category NAME]` groups, as aviso.conf does.
 ///
 /// ```
 /// [Reminder medication]
@@ -36,9 +37,13 @@ public enum ReminderFile {
         /// Reminders refused for mistakes of their own, in file order; the rest of the file is unaffected.
         public var rejected: [Rejected]
         public var warnings: [ConfigProblem]
+        /// The file's `[Action NAME]` and `[Category NAME]` groups (those with mistakes left out).
+        var presentation = PresentationGroups()
+        /// Mistakes in action and category groups; the other groups stand.
+        public var groupErrors: [ConfigProblem] = []
 
-        /// Every error: the file's, then each rejected reminder's.
-        public var errors: [ConfigProblem] { fileErrors + rejected.flatMap(\.problems) }
+        /// Every error: the file's, each rejected reminder's, then the action and category groups'.
+        public var errors: [ConfigProblem] { fileErrors + rejected.flatMap(\.problems) + groupErrors }
     }
 
     /// A reminder that did not parse, and why.
@@ -49,7 +54,7 @@ public enum ReminderFile {
     }
 
     /// Reads and parses the file at `path`; a missing or unreadable file is one error.
-    public static func load(path: String, zones: ZoneLookup) -> Result {
+    public static func load(path: String, zones: ZoneLookup, environment: [String: String] = [:]) -> Result {
         switch FileBytes.read(path, limit: maximumFileSize, what: "the reminder file") {
         case .missing:
             return Result(reminders: [], fileErrors: [ConfigProblem(file: path, line: nil, message: "the reminder file does not exist")],
@@ -57,17 +62,21 @@ public enum ReminderFile {
         case .failed(let why):
             return Result(reminders: [], fileErrors: [ConfigProblem(file: path, line: nil, message: why)], rejected: [], warnings: [])
         case .read(let bytes, _):
-            return parse(bytes, file: path, zones: zones)
+            return parse(bytes, file: path, zones: zones, environment: environment)
         }
     }
 
     /// Parses key-file text; `file` names it in problems and in the reminders. Never traps, whatever the bytes.
-    public static func parse(_ bytes: [UInt8], file: String, zones: ZoneLookup) -> Result {
+    public static func parse(_ bytes: [UInt8], file: String, zones: ZoneLookup, environment: [String: String] = [:]) -> Result {
         var problems = ProblemCollector(file: file)
         var rejected: [Rejected] = []
         var reminders: [DeclaredReminder] = []
+        var presentation = PresentationGroups()
+        var groupProblems = ProblemCollector(file: file)
         func done() -> Result {
-            Result(reminders: reminders, fileErrors: problems.errors, rejected: rejected, warnings: problems.warnings)
+            Result(reminders: reminders, fileErrors: problems.errors, rejected: rejected,
+                   warnings: problems.warnings + groupProblems.warnings, presentation: presentation,
+                   groupErrors: groupProblems.errors)
         }
         let lines = KeyFileLines(bytes)
         if let line = lines.firstBinaryLine {
@@ -83,10 +92,14 @@ public enum ReminderFile {
             problems.error(lines.firstBadLine, "syntax error: \(why); lines must be [Reminder NAME], Key=Value or # comments")
             return done()
         }
-        for group in keyFile.groups() {
+        presentation.read(keyFile, lines: lines, file: file, into: &groupProblems) {
+            ProgramPath.problem($0, path: environment["PATH"])
+        }
+        for group in keyFile.groups() where !PresentationGroups.handles(group) {
             let groupLine = lines.line(ofGroup: group)
             guard group.hasPrefix(groupPrefix) else {
-                problems.warning(groupLine, "group [\(group)] is ignored; reminders are declared as [Reminder NAME]")
+                problems.warning(groupLine, "group [\(group)] is ignored; a reminder file declares [Reminder NAME], "
+                    + "[Action NAME] and [Category NAME] groups")
                 continue
             }
             let name = String(group.dropFirst(groupPrefix.count)).trimmed(" \t")
@@ -112,7 +125,8 @@ public enum ReminderFile {
             let built = builder.build()
             problems.warnings += builder.warnings.map { ConfigProblem(file: file, line: $0.line, message: $0.message) }
             if let (request, triggerLine) = built {
-                reminders.append(DeclaredReminder(request: request, file: file, line: groupLine ?? 1, triggerLine: triggerLine))
+                reminders.append(DeclaredReminder(request: request, file: file, line: groupLine ?? 1, triggerLine: triggerLine,
+                                                  categoryLine: values["Category"]?.line))
             } else {
                 rejected.append(Rejected(name: name, problems: builder.problems.map {
                     ConfigProblem(file: file, line: $0.line, message: $0.message)

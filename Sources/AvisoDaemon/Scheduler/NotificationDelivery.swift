@@ -11,7 +11,7 @@ public protocol NotificationDelivery: Sendable {
     ///
     /// `serverOwnerHint` is the server the caller last heard of, so that a new server's capabilities are fetched
     /// before the body is formatted.
-    func show(_ content: Content, serverOwnerHint: String?, completion: @escaping @Sendable (DeliveryOutcome) -> Void)
+    func show(_ popup: Popup, serverOwnerHint: String?, completion: @escaping @Sendable (DeliveryOutcome) -> Void)
     /// Closes a popup; errors are ignored (it may be gone already).
     func close(serverID: UInt32)
     /// The current server's identity and capabilities; nil when there is none.

@@ -19,8 +19,13 @@ extension Scheduler {
         case .stats:
             return .ok(.stats(StatsInfo(
                 evictions: Dictionary(uniqueKeysWithValues: evictions.map { (String($0.key), $0.value) }),
-                fired: firedCount, delivered: deliveredCount, skipped: skippedCount, reconciles: reconcileCount)))
+                fired: firedCount, delivered: deliveredCount, skipped: skippedCount, reconciles: reconcileCount,
+                categories: try? store.categoryStats())))
         case .reload: return .ok(.reloaded(reload()))
+        case .categories: return .ok(.categories(categoryInfos()))
+        case .respond(let id, let action, let text): return respond(id, action: action, text: text)
+        case .events: return events(follow: false).0
+        case .quiet(let change): return quietCommand(change)
         }
     }
 
@@ -36,6 +41,9 @@ extension Scheduler {
             first = try request.validate(now: current, zones: zones, imageProblem: imageProblem)
         } catch {
             return .error(ReplyError(code: "invalid", message: error.message))
+        }
+        if let category = request.content.categoryID, let why = book.problem(naming: category) {
+            return .error(ReplyError(code: "invalid", message: why))
         }
         let scheduled = ScheduledRequest(request: request, added: current.wall, next: first)
         do {
@@ -115,13 +123,21 @@ extension Scheduler {
         .map(\.1)
     }
 
+    /// The delivered notifications, then those due but held (quiet hours, a scheduled summary).
     func deliveredItems() -> Reply {
         do {
+            let current = now().wall
+            let held = try store.outbox().compactMap { e in
+                hold(e, at: current).map { why in
+                    DeliveredItem(id: e.id, title: e.content.title, body: e.content.body, delivered: ISO8601.format(e.due),
+                                  serverID: nil, onScreen: false, held: why)
+                }
+            }
             return .ok(.delivered(try store.delivered().map { d in
                 DeliveredItem(
                     id: d.id, title: d.content.title, body: d.content.body, delivered: ISO8601.format(d.delivered),
                     serverID: d.serverID, onScreen: d.serverID != nil && d.serverOwner == serverOwner)
-            }))
+            } + held))
         } catch {
             return .error(ReplyError(code: "internal", message: "could not read delivered notifications: \(error)"))
         }
@@ -141,12 +157,7 @@ extension Scheduler {
             return storageError("nothing was removed", error)
         }
         storeRecovered()
-        let chosen = Set(ids)
-        cancelDeliveries(of: chosen)
-        for d in records where chosen.contains(d.id) {
-            guard let sid = d.serverID, d.serverOwner == serverOwner, onScreen.removeValue(forKey: sid) != nil else { continue }
-            delivery.close(serverID: sid)
-        }
+        takeOffScreen(Set(ids))
         return .ok(.removed(ids))
     }
 
@@ -163,8 +174,10 @@ extension Scheduler {
                                      specVersion: "", capabilities: [])
             }, waiting: waitingCount,
             waitingReason: waitingCount > 0 ? waitingReason : nil, sending: deliveries.values.reduce(0) { $0 + $1.ids.count },
-            configErrors: configErrors + (reminders?.problems ?? []) + declaredProblems.values.sorted { $0.description < $1.description },
-            storage: store.report + (storeFailure.map { [$0 + "; new requests are refused, due notifications wait"] } ?? []))
+            configErrors: configErrors + (reminders?.problems ?? []) + book.problems
+                + declaredProblems.values.sorted { $0.description < $1.description },
+            storage: store.report + (storeFailure.map { [$0 + "; new requests are refused, due notifications wait"] } ?? []),
+            quiet: quiet.isQuiet(at: current.wall, in: zones.local), locked: locked, presentation: presentationNotes.sorted())
     }
 
     /// Re-reads the configuration; with errors the previous one stays in effect and the errors are returned.
@@ -176,11 +189,15 @@ extension Scheduler {
         if let c = result.configuration {
             configuration = c
             requests.rules = c.priorities
+            quiet.hours = c.quietHours
+            rebuildBook()
+            if let reminders { adoptDeclared(reminders) }
             Log.info("configuration reloaded: window \(c.window)")
         } else {
             for e in result.errors { Log.error(e.description + " (previous configuration kept)") }
         }
         reconcile()
+        deliverOutbox()
         systemd.ready(status: lastStatus)
         return result.errors
     }

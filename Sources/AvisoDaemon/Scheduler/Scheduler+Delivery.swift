@@ -1,47 +1,155 @@
 import AvisoCore
 import AvisoProtocol
 
-/// A Notify call on its way: which requests it shows, and which of them were removed meanwhile.
-struct Delivery {
-    var ids: [String]
-    /// Several ids: a summary of missed notifications, closed as one popup.
-    var isSummary: Bool
-    /// Removed (`remove-delivered`, `remove`, a file edit) before the server answered: their popup is closed as soon
-    /// as its id is known, so nothing stays on screen that aviso does not track.
-    var cancelled: Set<String> = []
+/// How a group of due notifications goes out.
+enum Release {
+    /// One popup standing for several.
+    case summary([OutboxEntry])
+    /// The notifications of a thread: folded into its popup.
+    case thread(String, [OutboxEntry])
+    /// One on its own.
+    case single(OutboxEntry)
+
+    var entries: [OutboxEntry] {
+        switch self {
+        case .summary(let e), .thread(_, let e): e
+        case .single(let e): [e]
+        }
+    }
 }
 
 extension Scheduler {
-    /// Hands the outbox to the notification server, oldest first, without waiting for answers.
+    /// The timer id that wakes the scheduler when quiet hours end or a scheduled summary is due; requests' ids
+    /// cannot hold control characters, so it never meets one of theirs.
+    static let presentationTimer = "\u{1}presentation"
+
+    /// Hands the outbox to the notification server, without waiting for answers.
     ///
-    /// Each entry is committed as delivered before its popup is requested (at most once). Answers arrive in
-    /// `deliveryFinished`: a popup the server certainly did not show goes back to the outbox and is retried with
-    /// exponential backoff, or at once when a server appears. While no server owns the name, one entry at a time is
-    /// sent (the call may start one through D-Bus activation); the rest wait for its answer.
+    /// What is held waits (quiet hours, a scheduled summary). The rest goes out in release order: a scheduled
+    /// summary as one popup; more than `SummaryThreshold` notifications that were missed or held by quiet hours as
+    /// one summary (time-sensitive and critical ones never fold into it); the others one by one, the notifications
+    /// of a thread folded into its popup. Each entry is committed as delivered before its popup is requested (at
+    /// most once). A popup the server certainly did not show goes back to the outbox and is retried with backoff,
+    /// or at once when a server appears. While no server owns the name, one popup at a time is sent (the call may
+    /// start one through D-Bus activation); the rest wait for its answer.
     func deliverOutbox() {
-        defer { publishStatus() }
-        var queue: [OutboxEntry]
+        let queue: [OutboxEntry]
         do {
             queue = try store.outbox()
         } catch {
             return storeFailed("reading the outbox", error)
         }
-        let probing = serverOwner == nil
-        if queue.isEmpty || (probing && !deliveries.isEmpty) { return }
-        let late = queue.filter(\.late)
-        if late.count > configuration.summaryThreshold {
-            beginSummary(of: late)
-            if probing { return }
-            queue.removeAll(where: \.late)
+        let current = now().wall
+        defer {
+            armPresentationTimer(queue, at: current)
+            publishStatus()
         }
-        for entry in queue {
-            do {
-                guard try store.beginDelivery(entry.id, at: now().wall) != nil else { continue }
-            } catch {
-                return storeFailed("recording the delivery of '\(entry.id)'", error)
-            }
-            submit(Delivery(ids: [entry.id], isSummary: false), content(of: entry))
+        let ready = queue.filter { hold($0, at: current) == nil }
+        let probing = serverOwner == nil
+        if ready.isEmpty || (probing && !deliveries.isEmpty) { return }
+        for release in releasePlan(ready) {
+            guard begin(release.entries, at: current) else { return }
+            present(release)
             if probing { return }
+        }
+    }
+
+    /// Records entries as delivered before their popup is requested; false (and the store retry scheduled) when the
+    /// store refuses, with the entries it took put back.
+    func begin(_ entries: [OutboxEntry], at: WallTime) -> Bool {
+        var begun: [String] = []
+        for e in entries {
+            do {
+                if try store.beginDelivery(e.id, at: at) != nil { begun.append(e.id) }
+            } catch {
+                for id in begun { try? store.abortDelivery(id) }
+                storeFailed("recording the delivery of '\(e.id)'", error)
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Why an outbox entry waits now ("quiet", "summary"), or nil when it goes out.
+    func hold(_ entry: OutboxEntry, at now: WallTime) -> String? {
+        if let times = configuration.summaryTimes, deliveryMode(of: entry.content) == .summary,
+           let next = times.next(after: entry.due, in: zones.local), next > now {
+            return "summary"
+        }
+        if !level(of: entry.content).breaksThroughQuiet, quiet.isQuiet(at: now, in: zones.local) { return "quiet" }
+        return nil
+    }
+
+    /// The order and grouping in which ready entries go out.
+    func releasePlan(_ ready: [OutboxEntry]) -> [Release] {
+        var rest = ReleaseOrder.sorted(ready) { e in
+            ReleaseOrder.Key(relevance: e.content.relevance, level: level(of: e.content), due: e.due, id: e.id)
+        }
+        var plan: [Release] = []
+        if configuration.summaryTimes != nil {
+            let scheduled = rest.filter { deliveryMode(of: $0.content) == .summary }
+            if scheduled.count > 1 {
+                plan.append(.summary(scheduled))
+                rest.removeAll { deliveryMode(of: $0.content) == .summary }
+            }
+        }
+        // Missed while away, or held while quiet: a crowd of them becomes one summary instead of a storm.
+        let crowd = rest.filter { e in
+            !level(of: e.content).breaksThroughQuiet && (e.late || quiet.isQuiet(at: e.due, in: zones.local))
+        }
+        if crowd.count > configuration.summaryThreshold {
+            plan.append(.summary(crowd))
+            let folded = Set(crowd.map(\.id))
+            rest.removeAll { folded.contains($0.id) }
+        }
+        var threadAt: [String: Int] = [:]
+        for e in rest {
+            guard let t = thread(of: e.content) else {
+                plan.append(.single(e))
+                continue
+            }
+            if let i = threadAt[t], case .thread(_, let earlier) = plan[i] {
+                plan[i] = .thread(t, earlier + [e])
+            } else {
+                threadAt[t] = plan.count
+                plan.append(.thread(t, [e]))
+            }
+        }
+        return plan
+    }
+
+    /// Asks for the popup of entries already recorded as delivered.
+    func present(_ release: Release) {
+        switch release {
+        case .single(let e):
+            submit(Delivery(popup: ShownPopup(kind: .single, ids: [e.id], content: content(of: e)), fresh: [e.id]))
+        case .summary(let entries):
+            let items = entries.map { e in
+                SummaryText.Item(id: e.id, content: e.content, due: e.due, note: e.late || e.due < now().wall - Self.lateAfter
+                    ? "(due at \(localTime(e.due)))" : "")
+            }
+            let content = SummaryText.compose(items)
+            submit(Delivery(popup: ShownPopup(kind: .summary, ids: ReleaseOrder.sorted(entries) {
+                ReleaseOrder.Key(relevance: $0.content.relevance, level: level(of: $0.content), due: $0.due, id: $0.id)
+            }.map(\.id), content: content), fresh: entries.map(\.id)))
+        case .thread(let t, let entries):
+            let existing = popups.first { $0.value.thread == t }
+            // The thread's most relevant item is shown (ties: the newest): the one shown so far, or a new one.
+            var candidates = entries.map { (id: $0.id, content: content(of: $0), due: $0.due) }
+            if let (_, shown) = existing { candidates.append((shown.ids[0], shown.content, WallTime(nanoseconds: .min))) }
+            let chosen = candidates.min { a, b in
+                let (ra, rb) = (a.content.relevance ?? 0, b.content.relevance ?? 0)
+                return ra != rb ? ra > rb : a.due > b.due
+            }!
+            let others = ((existing?.value.ids ?? []) + entries.map(\.id)).filter { $0 != chosen.id }
+            var shown = chosen.content
+            if !others.isEmpty {
+                let format = category(of: shown)?.threadSummary ?? NotificationCategory.defaultThreadSummary
+                let note = NotificationCategory.threadText(format, folded: others.count)
+                shown.body = shown.body.isEmpty ? note : shown.body + "\n" + note
+            }
+            submit(Delivery(popup: ShownPopup(kind: .thread(t), ids: [chosen.id] + others, content: shown),
+                            replaces: existing?.key ?? 0, fresh: entries.map(\.id)))
         }
     }
 
@@ -57,17 +165,19 @@ extension Scheduler {
 
     /// Sends one popup; its answer comes back to `deliveryFinished`. The popup's image is checked again here: the
     /// file may have changed since the request was added, and the server would read whatever is there.
-    func submit(_ delivery: Delivery, _ content: Content) {
-        var content = content
-        if let image = content.image, let why = imageProblem(image) {
+    func submit(_ delivery: Delivery) {
+        var delivery = delivery
+        if let image = delivery.popup.content.image, let why = imageProblem(image) {
             Log.warning("'\(delivery.ids.joined(separator: "', '"))': image '\(image)' \(why); shown without it")
-            content.image = nil
+            delivery.popup.content.image = nil
         }
+        let (popup, hidden) = makePopup(delivery.popup, replaces: delivery.replaces)
+        delivery.popup.hiddenWhileLocked = hidden && locked == true
         let token = nextDeliveryToken
         nextDeliveryToken += 1
         deliveries[token] = delivery
         Log.debug("sending '\(delivery.ids.joined(separator: "', '"))' to the notification server")
-        self.delivery.show(content, serverOwnerHint: serverOwner) { outcome in
+        self.delivery.show(popup, serverOwnerHint: serverOwner) { outcome in
             Task { await self.deliveryFinished(token, outcome) }
         }
     }
@@ -75,28 +185,35 @@ extension Scheduler {
     /// Records what the server answered for one popup.
     func deliveryFinished(_ token: UInt64, _ outcome: DeliveryOutcome) async {
         guard let finished = deliveries.removeValue(forKey: token) else { return }
-        let kept = finished.ids.filter { !finished.cancelled.contains($0) }
+        var popup = finished.popup
+        popup.ids.removeAll { finished.cancelled.contains($0) }
         let names = finished.ids.map { "'\($0)'" }.joined(separator: ", ")
         switch outcome {
         case .shown(let serverID, let owner):
             waitingReason = nil
             deliveryRetry.reset(to: configuration.retryInitial)
-            if kept.isEmpty {
+            let previous = finished.replaces == 0 ? nil : popups.removeValue(forKey: finished.replaces)
+            if popup.ids.isEmpty {
                 // Removed while the server was answering: nothing may stay on screen that aviso no longer tracks.
                 delivery.close(serverID: serverID)
                 Log.info("\(names) was removed while being delivered: notification \(serverID) closed")
             } else {
-                for id in kept { try? store.setServerID(id, serverID: serverID, owner: owner) }
-                if finished.isSummary { summaries[serverID] = kept } else { onScreen[serverID] = kept[0] }
-                deliveredCount += kept.count
-                Log.info(finished.isSummary
-                    ? "delivered \(kept.count) missed notifications as one summary, notification \(serverID)"
-                    : "delivered '\(kept[0])' as notification \(serverID)")
+                for id in popup.ids { try? store.setServerID(id, serverID: serverID, owner: owner) }
+                popups[serverID] = popup
+                let fresh = finished.fresh.filter { popup.ids.contains($0) }
+                deliveredCount += fresh.count
+                let at = now().wall
+                var events = fresh.map { StoredEvent(at: at, id: $0, event: "delivered", category: popup.content.categoryID) }
+                if let previous, previous.ids.first != popup.ids.first, let replaced = previous.ids.first {
+                    events.append(StoredEvent(at: at, id: replaced, event: "replaced", category: previous.content.categoryID))
+                }
+                record(events)
+                Log.info(describe(popup, serverID: serverID, fresh: fresh.count))
             }
             if owner != serverOwner { await serverAppeared(owner) }
             deliverOutbox()
         case .notShown(let error):
-            for id in kept { try? store.abortDelivery(id) }
+            for id in finished.fresh where popup.ids.contains(id) { try? store.abortDelivery(id) }
             let reason = error.isNoServer
                 ? "no notification server on the session bus"
                 : "the notification server refused: \(error.message)"
@@ -110,28 +227,14 @@ extension Scheduler {
         publishStatus()
     }
 
-    /// Delivers many late notifications as one summary popup instead of a storm; each is recorded as delivered
-    /// with the summary's server id, and closing the summary closes them all.
-    func beginSummary(of entries: [OutboxEntry]) {
-        let at = now().wall
-        var begun: [OutboxEntry] = []
-        for e in entries {
-            do {
-                if try store.beginDelivery(e.id, at: at) != nil { begun.append(e) }
-            } catch {
-                storeFailed("recording the delivery of '\(e.id)'", error)
-                break
-            }
+    private func describe(_ popup: ShownPopup, serverID: UInt32, fresh: Int) -> String {
+        switch popup.kind {
+        case .single: "delivered '\(popup.ids[0])' as notification \(serverID)"
+        case .summary: "delivered \(popup.ids.count) notifications as one summary, notification \(serverID)"
+        case .thread(let t):
+            popup.ids.count == 1 ? "delivered '\(popup.ids[0])' as notification \(serverID) (thread \(t))"
+                : "delivered \(fresh) into thread \(t), notification \(serverID) showing '\(popup.ids[0])' and \(popup.ids.count - 1) more"
         }
-        guard !begun.isEmpty else { return }
-        let lines = begun.map { e in
-            let title = e.content.title.isEmpty ? e.content.body : e.content.title
-            return "• \(title) (due at \(localTime(e.due)))"
-        }
-        let summary = Content(
-            title: "\(begun.count) missed reminders", body: lines.joined(separator: "\n"),
-            level: begun.map(\.content.level).max(by: { $0.urgency < $1.urgency }) ?? .active)
-        submit(Delivery(ids: begun.map(\.id), isSummary: true), summary)
     }
 
     /// Popups of these requests that are on their way: closed as soon as the server gives their id.
@@ -139,6 +242,24 @@ extension Scheduler {
         for (token, d) in deliveries {
             let hit = ids.intersection(d.ids)
             if !hit.isEmpty { deliveries[token]?.cancelled.formUnion(hit) }
+        }
+    }
+
+    /// Wakes the scheduler when held notifications may go out: when quiet hours end, at the next scheduled summary.
+    func armPresentationTimer(_ queue: [OutboxEntry], at now: WallTime) {
+        var wake: WallTime?
+        for e in queue {
+            switch hold(e, at: now) {
+            case "summary": wake = min(wake ?? .latestSupported, configuration.summaryTimes?.next(after: now, in: zones.local) ?? .latestSupported)
+            case "quiet": wake = min(wake ?? .latestSupported, quiet.nextChange(after: now, in: zones.local) ?? .latestSupported)
+            default: break
+            }
+        }
+        guard let wake, wake < .latestSupported else { return timers.disarm(Self.presentationTimer) }
+        do {
+            try timers.arm(TimerSpec(id: Self.presentationTimer, clock: .realtime, deadline: wake.nanoseconds))
+        } catch {
+            Log.error("cannot arm the timer for held notifications: \(error)")
         }
     }
 
@@ -167,18 +288,7 @@ extension Scheduler {
     public func handle(_ event: NotifierEvent) async {
         switch event {
         case .closed(let serverID, let reason):
-            if let ids = summaries.removeValue(forKey: serverID) {
-                for id in ids { try? store.recordClosed(id, reason: reason.rawValue, at: now().wall) }
-                Log.info("summary notification \(serverID) closed (\(reason))")
-                return
-            }
-            guard let id = onScreen.removeValue(forKey: serverID) else { return }
-            do {
-                try store.recordClosed(id, reason: reason.rawValue, at: now().wall)
-                Log.info("notification '\(id)' closed (\(reason))")
-            } catch {
-                Log.error("cannot record that '\(id)' was closed: \(error)")
-            }
+            closed(serverID, reason: reason)
         case .serverAppeared(let owner):
             await serverAppeared(owner)
             deliveryRetry.reset(to: configuration.retryInitial)
@@ -187,6 +297,41 @@ extension Scheduler {
             Log.notice("the notification server left the session bus")
             serverOwner = nil
             server = nil
+        case .actionInvoked(let serverID, let key):
+            invoked(serverID, key: key, text: nil)
+        case .replied(let serverID, let text):
+            invoked(serverID, key: "inline-reply", text: text)
+        case .activationToken(let serverID, let token):
+            activationTokens[serverID] = token
+        }
+    }
+
+    /// The server closed a popup: every notification it stood for leaves the delivered set, and a dismissal runs
+    /// the category's Dismiss action.
+    func closed(_ serverID: UInt32, reason: CloseReason) {
+        activationTokens[serverID] = nil
+        guard let popup = popups.removeValue(forKey: serverID) else { return }
+        let at = now().wall
+        var events: [StoredEvent] = []
+        for id in popup.ids {
+            do {
+                try store.recordClosed(id, reason: reason.rawValue, at: at)
+            } catch {
+                Log.error("cannot record that '\(id)' was closed: \(error)")
+            }
+            let what = switch reason {
+            case .expired: "expired"
+            case .dismissed: "dismissed"
+            case .closedByCall, .undefined: "closed"
+            }
+            events.append(StoredEvent(at: at, id: id, event: what, category: popup.content.categoryID))
+        }
+        record(events)
+        Log.info(popup.ids.count == 1 ? "notification '\(popup.ids[0])' closed (\(reason))"
+            : "notification \(serverID) closed (\(reason)): \(popup.ids.count) notifications")
+        if reason == .dismissed, popup.kind != .summary, let name = category(of: popup.content)?.dismissAction,
+           let action = book.action(name) {
+            perform(action, on: popup.ids[0], content: popup.content, serverID: nil, text: nil, token: nil)
         }
     }
 
@@ -196,11 +341,7 @@ extension Scheduler {
         serverOwner = owner
         do {
             try store.clearServerIDs(exceptOwner: owner)
-            onScreen = [:]
-            summaries = [:]
-            for d in try store.delivered() where d.serverOwner == owner {
-                if let sid = d.serverID { onScreen[sid] = d.id }
-            }
+            popups = Self.popups(from: try store.delivered().filter { $0.serverOwner == owner })
         } catch {
             Log.error("cannot update delivered notifications for the new server: \(error)")
         }
@@ -209,5 +350,18 @@ extension Scheduler {
         guard serverOwner == owner else { return }
         server = info
         Log.info("notification server: \(server.map { "\($0.name) \($0.version)" } ?? "unknown") (\(owner))")
+    }
+
+    /// The popups on screen, as the delivered set remembers them: records sharing a server id are one popup (a
+    /// summary, or a thread's folded popup).
+    static func popups(from records: [DeliveredRecord]) -> [UInt32: ShownPopup] {
+        var grouped: [UInt32: [DeliveredRecord]] = [:]
+        for r in records { if let sid = r.serverID { grouped[sid, default: []].append(r) } }
+        return grouped.mapValues { group in
+            let thread = group[0].content.threadID
+            let kind: ShownPopup.Kind = group.count == 1 ? thread.map { .thread($0) } ?? .single
+                : group.allSatisfy({ $0.content.threadID == thread && thread != nil }) ? .thread(thread!) : .summary
+            return ShownPopup(kind: kind, ids: group.map(\.id), content: group[0].content)
+        }
     }
 }

@@ -74,6 +74,13 @@ extension Scheduler {
         -> ScheduledRequest?
     {
         var request = d.request
+        if let category = request.content.categoryID, let why = book.problem(naming: category) {
+            let kept = old == nil ? "" : " (its last good version stays in effect)"
+            let problem = ConfigProblem(file: d.file, line: d.categoryLine, message: "[Reminder \(request.id)] Category=\(category): \(why)\(kept)")
+            declaredProblems[request.id] = problem
+            Log.error(problem.description)
+            return nil
+        }
         if let image = request.content.image, let why = imageProblem(image) {
             Log.warning("\(d.file):\(d.line): [Reminder \(request.id)] Image=\(image) \(why); it is shown without the image")
             request.content.image = nil
@@ -120,19 +127,29 @@ extension Scheduler {
     /// Closes the popups of these requests that are still on screen (or on their way) and drops them from the
     /// delivered set.
     func forgetDelivered(_ ids: Set<String>) {
-        cancelDeliveries(of: ids)
-        let records: [DeliveredRecord]
         do {
-            records = try store.delivered().filter { ids.contains($0.id) }
+            let records = try store.delivered().filter { ids.contains($0.id) }
             if !records.isEmpty { try store.deleteDelivered(records.map(\.id)) }
         } catch {
             return Log.error("cannot forget the delivered notifications of \(ids.sorted()): \(error)")
         }
-        for d in records {
-            guard let sid = d.serverID, d.serverOwner == serverOwner, onScreen.removeValue(forKey: sid) != nil else {
+        takeOffScreen(ids)
+    }
+
+    /// These requests leave their popups: a popup left with none of its requests is closed (recorded as closed by
+    /// aviso); one on its way is closed as soon as the server gives its id.
+    func takeOffScreen(_ ids: Set<String>) {
+        cancelDeliveries(of: ids)
+        let at = now().wall
+        for (serverID, popup) in popups where !ids.isDisjoint(with: popup.ids) {
+            let left = popup.ids.filter { !ids.contains($0) }
+            guard left.isEmpty else {
+                popups[serverID]?.ids = left
                 continue
             }
-            delivery.close(serverID: sid)
+            popups[serverID] = nil
+            delivery.close(serverID: serverID)
+            record(popup.ids.map { StoredEvent(at: at, id: $0, event: "closed", category: popup.content.categoryID) })
         }
     }
 
@@ -168,7 +185,13 @@ extension Scheduler {
             let changes = reminders.reload(changed: whole ? nil : paths)
             if paths.contains(configFile) { _ = reload() }
             guard !changes.isEmpty || !reminders.problems.isEmpty else { return }
-            adoptDeclared(reminders, changes: changes)
+            if changes.presentation {
+                // Categories came or went: every declared reminder's Category= is checked again.
+                rebuildBook()
+                adoptDeclared(reminders)
+            } else {
+                adoptDeclared(reminders, changes: changes)
+            }
         case .zoneChanged:
             zoneChanged()
             _ = reminders.reparseAll()

@@ -39,10 +39,28 @@ public actor Scheduler {
     var deliveredCount = 0
     var skippedCount = 0
     var reconcileCount = 0
-    /// Popups on screen of the current server: its id -> request id.
-    var onScreen: [UInt32: String] = [:]
-    /// Summary popups of missed notifications on screen: its id -> the request ids it stands for.
-    var summaries: [UInt32: [String]] = [:]
+    var actionCount = 0
+    /// Popups on screen of the current server, by its id.
+    var popups: [UInt32: ShownPopup] = [:]
+    /// The actions and categories in effect (aviso.conf and reminder files).
+    var book = CategoryBook()
+    /// Whether the session is locked (logind's LockedHint); nil until logind says.
+    var locked: Bool?
+    /// Quiet hours and what `avisoctl quiet` said.
+    var quiet: QuietPolicy
+    /// The last activation token a server sent for a popup, for the action that follows it.
+    var activationTokens: [UInt32: String] = [:]
+    /// Readers of `avisoctl events --follow`.
+    var followers: [Int: AsyncStream<Reply>.Continuation] = [:]
+    var nextFollower = 0
+    /// What the server cannot show as configured, for `status`.
+    var presentationNotes: Set<String> = []
+    /// What asks for typed text where the server has no inline replies; nil when nothing is installed.
+    var prompt: PromptTool?
+    /// Starts what actions run.
+    let runner: ActionRunner
+    /// The daemon's environment: PATH for programs, and what actions' programs inherit.
+    let environment: [String: String]
     var serverOwner: String?
     var server: ServerInfo?
     var waitingReason: String?
@@ -64,7 +82,7 @@ public actor Scheduler {
         configuration: ConfigLoadResult, version: String,
         now: @escaping @Sendable () -> Now, imageProblem: @escaping @Sendable (String) -> String?,
         loadConfiguration: @escaping @Sendable () -> ConfigLoadResult, reminders: ReminderDirectory? = nil,
-        configFile: String = "", zoneLookup: ZoneLookup
+        configFile: String = "", zoneLookup: ZoneLookup, environment: [String: String] = [:]
     ) {
         self.zoneLookup = zoneLookup
         self.zones = zoneLookup.context()
@@ -83,19 +101,20 @@ public actor Scheduler {
         self.configErrors = configuration.errors
         self.deliveryRetry = Backoff(initial: self.configuration.retryInitial)
         self.storeRetry = Backoff(initial: self.configuration.retryInitial)
+        self.quiet = QuietPolicy(hours: self.configuration.quietHours)
+        self.environment = environment
+        self.runner = ActionRunner(environment: environment)
         self.started = now()
     }
 
     /// Loads the model from the store, arms the window and resumes deliveries left in the outbox.
     public func start() async throws(StoreError) {
         for r in try store.requests() { requests[r.request.id] = r }
-        for d in try store.delivered() where d.serverID != nil {
-            if let sid = d.serverID { onScreen[sid] = d.id }
-        }
-        if let reminders {
-            _ = reminders.reload(changed: nil)
-            adoptDeclared(reminders)
-        }
+        popups = Self.popups(from: try store.delivered())
+        quiet.override = (try? store.state(Self.quietKey)).flatMap { $0.flatMap(Self.quietOverride) }
+        if let reminders { _ = reminders.reload(changed: nil) }
+        rebuildBook()
+        if let reminders { adoptDeclared(reminders) }
         Log.info("loaded \(requests.count) request(s)")
         if let why = store.unwritable {
             Log.error(why + "; new requests are refused, and due notifications wait until it can be")
@@ -143,6 +162,8 @@ public actor Scheduler {
     /// A timer event from the backend.
     public func handle(_ event: TimerEvent) async {
         switch event {
+        case .fired(Self.presentationTimer):
+            deliverOutbox()
         case .fired(let id):
             armed[id] = nil
             fire(id, manual: false)
@@ -154,7 +175,7 @@ public actor Scheduler {
         }
     }
 
-    /// Sleep and resume, from logind.
+    /// Sleep and resume, and the session's lock state, from logind.
     ///
     /// Before sleep nothing needs saving (every change is committed when it is made). On resume the window is
     /// reconciled at once, so what came due during the sleep is delivered now rather than when each timer notices.
@@ -166,6 +187,8 @@ public actor Scheduler {
             Log.info("the system resumed: reconciling")
             for (id, spec) in armed where spec.clock == .realtime { armed[id] = nil }
             catchUp()
+        case .lockChanged(let isLocked):
+            lockChanged(isLocked)
         }
     }
 
@@ -193,7 +216,8 @@ public actor Scheduler {
             reconcile()
             return nil
         }
-        let direct = !entry.late && serverOwner != nil && ((try? store.outbox().isEmpty) ?? false)
+        let direct = !entry.late && serverOwner != nil && hold(entry, at: current.wall) == nil
+            && ((try? store.outbox().isEmpty) ?? false)
         do {
             if direct {
                 try store.recordFiringAndBeginDelivery(r, entry: entry, at: current.wall)
@@ -205,7 +229,7 @@ public actor Scheduler {
             return error
         }
         recorded(r)
-        if direct { submit(Delivery(ids: [id], isSummary: false), content(of: entry)) }
+        if direct { releasePlan([entry]).forEach(present) }
         reconcile()
         deliverOutbox()
         return nil

@@ -88,6 +88,9 @@ extension Store {
                     CREATE TABLE IF NOT EXISTS quarantine (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL,
                         id TEXT NOT NULL, value TEXT NOT NULL, reason TEXT NOT NULL, at INTEGER NOT NULL);
                     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+                    CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL,
+                        id TEXT NOT NULL, event TEXT NOT NULL, action TEXT, text TEXT, category TEXT);
+                    CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
                     PRAGMA user_version = \(Self.schemaVersion);
                     """)
             }
@@ -128,21 +131,51 @@ extension Store {
     /// Copies every row that can still be read from the damaged database at `aside` into this (new) one, and says
     /// what happened.
     func salvage(from aside: String, why: String) -> String {
+        let (counts, lost) = copyReadableRows(from: aside)
+        let saved = counts.isEmpty ? "nothing could be salvaged" : "salvaged: " + counts.joined(separator: ", ")
+        return "the database \(path) was damaged (\(why)); it was moved to \(aside) and a new one started; \(saved)"
+            + (lost ? "; some rows could not be read and are lost" : "")
+    }
+
+    /// Copies the rows of a rebuilt log that SQLite's recovery dropped (what this database does not hold yet), and
+    /// names the requests whose rows are gone with the damage (the rebuilt index still lists them).
+    func copyRows(from rebuilt: String) -> String {
+        let (counts, lost) = copyReadableRows(from: rebuilt)
+        var report = counts.isEmpty ? "no row of the lost transactions could be read back"
+            : "rows read back from the damaged log: " + counts.joined(separator: ", ")
+        let listed = StoreRecovery.indexedRequestIDs(in: rebuilt)
+        let held = Set((try? statement("SELECT id FROM requests").rows { $0.text(0) ?? "" }) ?? [])
+        let gone = listed.filter { !held.contains($0) }.sorted()
+        if !gone.isEmpty {
+            report += "; lost with the damaged part of the log: " + gone.prefix(20).map { "'\($0)'" }.joined(separator: ", ")
+                + (gone.count > 20 ? " and \(gone.count - 20) more" : "") + " (add them again)"
+        } else if lost {
+            report += "; some rows could not be read and are lost"
+        }
+        return report
+    }
+
+    /// Inserts every readable row of `other`'s tables that this database lacks (by key); how many per table, and
+    /// whether some could not be read.
+    private func copyReadableRows(from other: String) -> (counts: [String], lost: Bool) {
         var counts: [String] = []
         var lost = false
         var damaged: OpaquePointer?
-        if sqlite3_open_v2(aside, &damaged, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, nil) == SQLITE_OK, let damaged {
+        if sqlite3_open_v2(other, &damaged, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, nil) == SQLITE_OK, let damaged {
             for table in ["requests", "outbox", "delivered", "closed"] {
                 let (rows, complete) = StoreRecovery.readableRows(of: table, in: damaged)
                 lost = lost || !complete
                 do {
-                    try transaction { () throws(StoreError) in
+                    let added = try transaction { () throws(StoreError) -> Int in
+                        var added = 0
                         for row in rows {
                             let marks = Array(repeating: "?", count: row.count).joined(separator: ", ")
                             try statement("INSERT OR IGNORE INTO \(table) VALUES (\(marks))").run(row)
+                            added += Int(sqlite3_changes(database))
                         }
+                        return added
                     }
-                    if !rows.isEmpty { counts.append("\(rows.count) \(table)") }
+                    if added > 0 { counts.append("\(added) \(table)") }
                 } catch {
                     lost = true
                 }
@@ -151,8 +184,6 @@ extension Store {
             lost = true
         }
         sqlite3_close_v2(damaged)
-        let saved = counts.isEmpty ? "nothing could be salvaged" : "salvaged: " + counts.joined(separator: ", ")
-        return "the database \(path) was damaged (\(why)); it was moved to \(aside) and a new one started; \(saved)"
-            + (lost ? "; some rows could not be read and are lost" : "")
+        return (counts, lost)
     }
 }

@@ -21,8 +21,8 @@ public final class Store {
     public private(set) var unwritable: String?
 
     /// The schema this build writes; a database with a higher `user_version` is refused, not downgraded.
-    /// 2 added the `quarantine` and `meta` tables.
-    public static let schemaVersion: Int32 = 2
+    /// 2 added the `quarantine` and `meta` tables, 3 `events` and `state`.
+    public static let schemaVersion: Int32 = 3
     /// How many closed notifications the log keeps; older entries are dropped.
     public static let closedLogLimit = 1000
 
@@ -46,9 +46,12 @@ public final class Store {
         }
         defer { directory.close() }
         try StoreRecovery.prepareFiles(of: path, in: directory)
-        report += StoreRecovery.repairLog(of: path, in: directory)
+        let repair = StoreRecovery.repairLog(of: path, in: directory)
+        report += repair.report
+        defer { if let rebuilt = repair.rowsToSalvage { unlink(rebuilt) } }
         do {
             try openAndCheck()
+            if let rebuilt = repair.rowsToSalvage { report.append(copyRows(from: rebuilt)) }
         } catch where error.isCorruption {
             close()
             let aside = try StoreRecovery.moveAside(path, in: directory)
@@ -227,6 +230,13 @@ public final class Store {
         }
         try quarantine(unreadable)
         return all.compactMap { $0 }
+    }
+
+    /// Replaces what a delivered notification says (an action changed its body); unknown identifiers are ignored.
+    public func updateDeliveredContent(_ id: String, content: Content) throws(StoreError) {
+        try transaction { () throws(StoreError) in
+            try statement("UPDATE delivered SET content = ? WHERE id = ?").run([.text(try encode(content)), .text(id)])
+        }
     }
 
     /// Forgets these delivered notifications; unknown identifiers are ignored.

@@ -27,15 +27,24 @@ enum StoreRecovery {
         if fd >= 0 { close(fd) }
     }
 
+    /// What checking the write-ahead log found and did.
+    struct LogRepair {
+        var report: [String] = []
+        /// A database rebuilt from the log that SQLite did not find sound: the rows it still holds are to be copied
+        /// into the database SQLite recovers, then the file removed.
+        var rowsToSalvage: String?
+    }
+
     /// Checks the write-ahead log before SQLite reads it. When SQLite would drop committed transactions (frames of the
-    /// current log after a damaged one), the database is rebuilt from every frame that checks out, and kept if SQLite
-    /// finds the result sound; the damaged files are kept beside it either way. Returns what to report.
-    static func repairLog(of path: String, in directory: PrivateDirectory) -> [String] {
+    /// current log after a damaged one), the database is rebuilt from every frame that checks out and kept if SQLite
+    /// finds the result sound; otherwise the rows that rebuild still holds are salvaged into what SQLite recovers.
+    /// The damaged files are kept beside it either way.
+    static func repairLog(of path: String, in directory: PrivateDirectory) -> LogRepair {
         guard case .read(let walBytes, _) = FileBytes.read(path + "-wal", limit: 1 << 30, what: "the write-ahead log") else {
-            return []
+            return LogRepair()
         }
         let log = WriteAheadLog(bytes: walBytes)
-        guard let reading = log.read(), let brokenAt = reading.brokenAt, reading.strandedCommits > 0 else { return [] }
+        guard let reading = log.read(), let brokenAt = reading.brokenAt, reading.strandedCommits > 0 else { return LogRepair() }
         let lost = "the write-ahead log of \(path) is damaged at byte \(brokenAt): SQLite would drop "
             + "\(reading.strandedCommits) committed transaction(s) after it"
         let stamp = timestamp()
@@ -54,11 +63,17 @@ enum StoreRecovery {
             }
         }
         let kept = path + ".corrupt-" + stamp
-        guard write(database, to: salvage), isSound(salvage) else {
+        guard write(database, to: salvage) else {
             removeFiles(salvage)
+            return LogRepair(report: [lost + "; they could not be rebuilt (writing \(salvage) failed) and are lost"])
+        }
+        guard isSound(salvage) else {
+            // Some page of theirs is gone with the damage: the rows the rebuild still holds are copied over instead.
+            removeFiles(salvage, keepMain: true)
             let copied = copy(path, to: kept) && copy(path + "-wal", to: kept + "-wal")
-            return [lost + "; they could not be rebuilt from the log (the result failed SQLite's integrity check) and "
-                + "are lost" + (copied ? "; copies of the damaged files are kept as \(kept) and \(kept)-wal" : "")]
+            return LogRepair(report: [lost + "; the log could not be rebuilt as a whole (the result failed SQLite's "
+                + "integrity check), so the rows it still holds were copied into the database SQLite recovered"
+                + (copied ? "; copies of the damaged files are kept as \(kept) and \(kept)-wal" : "")], rowsToSalvage: salvage)
         }
         // The rebuilt file replaces the database; the damaged pair is kept, and the index of the old log goes.
         rename(path, kept)
@@ -66,8 +81,8 @@ enum StoreRecovery {
         unlink(path + "-shm")
         removeFiles(salvage, keepMain: true)
         rename(salvage, path)
-        return [lost + "; they were rebuilt from the log and the result passed SQLite's integrity check; the damaged "
-            + "files are kept as \(kept) and \(kept)-wal"]
+        return LogRepair(report: [lost + "; they were rebuilt from the log and the result passed SQLite's integrity "
+            + "check; the damaged files are kept as \(kept) and \(kept)-wal"])
     }
 
     /// Renames the database and its log to `PATH.corrupt-TIME` (the `-shm` index is dropped); returns the new path.
@@ -114,6 +129,25 @@ enum StoreRecovery {
             }
         }
         return (rows, false)
+    }
+
+    /// The request identifiers the index of `database` lists (it may list rows whose table page was lost).
+    static func indexedRequestIDs(in database: String) -> Set<String> {
+        var db: OpaquePointer?
+        defer { sqlite3_close_v2(db) }
+        guard sqlite3_open_v2(database, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, nil) == SQLITE_OK, let db else { return [] }
+        var statement: OpaquePointer?
+        let sql = "SELECT id FROM requests INDEXED BY sqlite_autoindex_requests_1 ORDER BY id"
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            return []
+        }
+        defer { sqlite3_finalize(statement) }
+        var ids: Set<String> = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            if let text = sqlite3_column_text(statement, 0) { ids.insert(String(cString: text)) }
+        }
+        return ids
     }
 
     // MARK: Helpers

@@ -82,10 +82,18 @@ struct WriteAheadLog {
         let brokenAt = offset
         var stranded: [Frame] = []
         var candidates: [Frame] = []
+        /// Whether the frame at `at` checks out against its predecessor's stored checksum.
+        func standsAlone(_ at: Int) -> Bool {
+            at > offset && checks(at, seed: (be32(at - frameSize + 16), be32(at - frameSize + 20)))
+        }
         var next = offset + frameSize
         while next + frameSize <= bytes.count {
-            let previous = next - frameSize
-            if checks(next, seed: (be32(previous + 16), be32(previous + 20))) {
+            // A frame checks out on its own, or the next one checks out against the checksum stored in its header:
+            // then its header is intact, and (damage being one contiguous run that began before it) so is its page.
+            let intact = standsAlone(next)
+                || (bytes[(next + 8)..<(next + 16)].elementsEqual(salt) && be32(next) != 0
+                    && next + 2 * frameSize <= bytes.count && standsAlone(next + frameSize))
+            if intact {
                 let f = frame(at: next)
                 candidates.append(f)
                 if f.commitSize != 0 {

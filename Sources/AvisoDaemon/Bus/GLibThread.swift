@@ -1,12 +1,12 @@
 internal import CNotify
 import Synchronization
 
-/// A dedicated thread running a GLib main loop on its own GMainContext.
+/// A dedicated thread running a GLib main loop on its own GMainContext: the one thread where aviso's D-Bus work
+/// happens, for both buses (notifications on the session bus, logind on the system bus).
 ///
-/// libnotify and GDBus deliver callbacks to the context that was thread-default when they were set up, and
-/// libnotify's calls block on D-Bus (up to 25 s). Running all of that here keeps the async world free of GLib:
-/// callers hand work over with `perform` and resume from a continuation.
-final class GLibThread: @unchecked Sendable {
+/// GDBus delivers callbacks to the context that was thread-default when they were set up. Running all of that here
+/// keeps the async world free of GLib: callers hand work over with `perform` and resume from a continuation.
+public final class GLibThread: @unchecked Sendable {
     // Immutable after init; GMainContext and GMainLoop are thread-safe to reference from anywhere.
     private let context: OpaquePointer
     private let loop: OpaquePointer
@@ -15,7 +15,7 @@ final class GLibThread: @unchecked Sendable {
     private let closed = Mutex(false)
 
     /// Starts the thread; its loop runs until `stop()`.
-    init(name: String) {
+    public init(name: String) {
         context = g_main_context_new()
         loop = g_main_loop_new(context, 0)
         thread = g_thread_new(name, { data in
@@ -60,7 +60,7 @@ final class GLibThread: @unchecked Sendable {
     var isCurrent: Bool { g_main_context_is_owner(context) != 0 }
 
     /// Quits the loop once queued work has run and waits for the thread to end. Must not be called on the thread.
-    func stop() {
+    public func stop() {
         precondition(!isCurrent, "GLibThread.stop() on its own thread would deadlock")
         let wasClosed = closed.withLock { closed in
             defer { closed = true }

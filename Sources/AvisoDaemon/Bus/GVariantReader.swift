@@ -37,6 +37,37 @@ enum GVariantReader {
         }
     }
 
+    /// The object path (`o`) at `index` of a tuple whose type the caller checked; "/" when it is not one.
+    static func objectPath(_ tuple: OpaquePointer, at index: Int) -> String {
+        guard let child = g_variant_get_child_value(tuple, gsize(index)) else { return "/" }
+        defer { g_variant_unref(child) }
+        guard type(child) == "o" else { return "/" }
+        return String(cString: g_variant_get_string(child, nil))
+    }
+
+    /// The property names a PropertiesChanged `(sa{sv}as)` reports, changed and invalidated; empty for another type.
+    static func changedProperties(_ parameters: OpaquePointer) -> Set<String> {
+        guard type(parameters) == "(sa{sv}as)" else { return [] }
+        var names: Set<String> = []
+        if let changed = g_variant_get_child_value(parameters, 1) {
+            for i in 0..<g_variant_n_children(changed) {
+                guard let entry = g_variant_get_child_value(changed, i) else { continue }
+                names.insert(string(entry, at: 0))
+                g_variant_unref(entry)
+            }
+            g_variant_unref(changed)
+        }
+        if let invalidated = g_variant_get_child_value(parameters, 2) {
+            for i in 0..<g_variant_n_children(invalidated) {
+                guard let item = g_variant_get_child_value(invalidated, i) else { continue }
+                names.insert(String(cString: g_variant_get_string(item, nil)))
+                g_variant_unref(item)
+            }
+            g_variant_unref(invalidated)
+        }
+        return names
+    }
+
     static func type(_ value: OpaquePointer) -> String {
         String(cString: g_variant_get_type_string(value))
     }

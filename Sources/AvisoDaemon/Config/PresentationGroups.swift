@@ -1,0 +1,172 @@
+import AvisoCore
+import AvisoProtocol
+
+/// An action or a category with where it was declared.
+public struct Declared<Value: Hashable & Sendable>: Hashable, Sendable {
+    public var value: Value
+    public var file: String
+    /// The line of its `[Group]` header.
+    public var line: Int
+    /// The lines of its keys, for problems found later (an `Actions=` naming an action no file declares).
+    public var keyLines: [String: Int]
+
+    public init(value: Value, file: String, line: Int, keyLines: [String: Int] = [:]) {
+        self.value = value
+        self.file = file
+        self.line = line
+        self.keyLines = keyLines
+    }
+
+    /// Where a key (or, without one, the group) was written: "FILE:LINE".
+    public func at(_ key: String? = nil) -> (file: String, line: Int) {
+        (file, key.flatMap { keyLines[$0] } ?? line)
+    }
+}
+
+/// The `[Action NAME]` and `[Category NAME]` groups of one key file (aviso.conf or a reminder file).
+///
+/// Each group is checked on its own, every problem with its line; a group with a mistake is left out and the others
+/// stand. References between groups (a category's actions) are checked once every file is read (`CategoryBook`).
+struct PresentationGroups: Hashable, Sendable {
+    static let actionPrefix = "Action "
+    static let categoryPrefix = "Category "
+    static let actionKeys: Set<String> = ["Label", "Run", "Input", "Placeholder", "Submit", "Destructive", "Foreground"]
+    static let categoryKeys: Set<String> = [
+        "Actions", "DefaultAction", "Dismiss", "HiddenPreviews", "ShowTitle", "Sound", "Thread", "Level", "ThreadSummary",
+        "Delivery",
+    ]
+
+    var actions: [Declared<Action>] = []
+    var categories: [Declared<NotificationCategory>] = []
+
+    /// Whether `group` is one of these.
+    static func handles(_ group: String) -> Bool {
+        group.hasPrefix(actionPrefix) || group.hasPrefix(categoryPrefix)
+    }
+
+    /// Reads the action and category groups of `keyFile`; problems go into `problems` with their lines. `findProgram`
+    /// says whether an `exec` program can be run (nil) or why not.
+    mutating func read(
+        _ keyFile: KeyFile, lines: KeyFileLines, file: String, into problems: inout ProblemCollector,
+        findProgram: (String) -> String?
+    ) {
+        for group in keyFile.groups() where Self.handles(group) {
+            let isAction = group.hasPrefix(Self.actionPrefix)
+            let name = String(group.dropFirst(isAction ? Self.actionPrefix.count : Self.categoryPrefix.count)).trimmed(" \t")
+            let groupLine = lines.line(ofGroup: group) ?? 1
+            var values: [String: (value: String, line: Int?)] = [:]
+            var keyLines: [String: Int] = [:]
+            for key in keyFile.keys(in: group) {
+                let line = lines.line(ofKey: key, in: group)
+                let known = isAction ? Self.actionKeys : Self.categoryKeys
+                guard known.contains(key) else {
+                    problems.warning(line, "unknown key '\(key)' in [\(group)] is ignored (known: \(known.sorted().joined(separator: ", ")))")
+                    continue
+                }
+                values[key] = ((keyFile.string(group, key) ?? keyFile.value(group, key) ?? "").trimmed(), line)
+                if let line { keyLines[key] = line }
+            }
+            let errorsBefore = problems.errors.count
+            var reader = GroupReader(group: group, values: values, problems: problems)
+            if !Self.isName(name) {
+                reader.fail(nil, "'\(name)' is not a name: use letters, digits, '-', '_' and '.'")
+                problems = reader.problems
+                continue
+            }
+            if isAction {
+                let action = reader.action(name, findProgram: findProgram)
+                problems = reader.problems
+                if let action, problems.errors.count == errorsBefore {
+                    actions.append(Declared(value: action, file: file, line: groupLine, keyLines: keyLines))
+                }
+            } else {
+                let category = reader.category(name)
+                problems = reader.problems
+                if problems.errors.count == errorsBefore {
+                    categories.append(Declared(value: category, file: file, line: groupLine, keyLines: keyLines))
+                }
+            }
+        }
+    }
+
+    /// Names are what a person types in `avisoctl respond ID NAME` and what servers send back as action keys.
+    static func isName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64 && name != "default" && name != "inline-reply"
+            && name.unicodeScalars.allSatisfy { ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+    }
+}
+
+/// The keys of one group, read into an action or a category.
+private struct GroupReader {
+    let group: String
+    let values: [String: (value: String, line: Int?)]
+    var problems: ProblemCollector
+
+    mutating func fail(_ line: Int?, _ message: String) {
+        problems.error(line, "[\(group)] \(message)")
+    }
+
+    func text(_ key: String) -> String? { values[key].flatMap { $0.value.isEmpty ? nil : $0.value } }
+
+    mutating func bool(_ key: String) -> Bool? {
+        guard let (value, line) = values[key] else { return nil }
+        switch value.lowercased() {
+        case "true", "yes", "1": return true
+        case "false", "no", "0": return false
+        default:
+            fail(line, "\(key)='\(value)' is not true or false")
+            return nil
+        }
+    }
+
+    mutating func action(_ name: String, findProgram: (String) -> String?) -> Action? {
+        guard let (run, line) = values["Run"] else {
+            fail(nil, "says nothing to do: give Run= with one of \(ActionVerb.names.joined(separator: ", "))")
+            return nil
+        }
+        let verb: ActionVerb
+        do throws(ValidationError) {
+            verb = try ActionVerb.parse(run)
+        } catch {
+            fail(line, error.message)
+            return nil
+        }
+        let input = bool("Input") ?? false
+        if case .change = verb, !input {
+            fail(line, "Run=change replaces the body with typed text: add Input=true")
+        }
+        if case .exec(let argv) = verb, let why = findProgram(argv[0]) {
+            fail(line, "Run=\(run): \(why)")
+        }
+        return Action(
+            name: name, label: text("Label") ?? name, verb: verb, input: input, placeholder: text("Placeholder") ?? "",
+            submit: text("Submit") ?? "", destructive: bool("Destructive") ?? false, foreground: bool("Foreground") ?? false)
+    }
+
+    mutating func category(_ name: String) -> NotificationCategory {
+        var c = NotificationCategory(name: name)
+        if let (value, _) = values["Actions"] {
+            c.actions = value.split(whereSeparator: { $0 == ";" || $0 == "," }).map { String($0).trimmed() }.filter { !$0.isEmpty }
+        }
+        c.defaultAction = text("DefaultAction")
+        c.dismissAction = text("Dismiss")
+        if let (value, line) = values["HiddenPreviews"] {
+            if let p = HiddenPreviews(rawValue: value.lowercased()) { c.hiddenPreviews = p } else {
+                fail(line, "HiddenPreviews='\(value)' is not one of never, when-locked, always")
+            }
+        }
+        c.showTitle = bool("ShowTitle")
+        c.sound = text("Sound")
+        c.thread = text("Thread")
+        if let (value, line) = values["Level"] {
+            do throws(ValidationError) { c.level = try InterruptionLevel.parse(value) } catch { fail(line, "Level: \(error.message)") }
+        }
+        c.threadSummary = text("ThreadSummary")
+        if let (value, line) = values["Delivery"] {
+            if let d = DeliveryMode(rawValue: value.lowercased()) { c.delivery = d } else {
+                fail(line, "Delivery='\(value)' is not one of immediate, summary")
+            }
+        }
+        return c
+    }
+}
