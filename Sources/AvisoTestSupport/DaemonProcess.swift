@@ -115,6 +115,33 @@ public final class DaemonProcess: @unchecked Sendable {
         return try DaemonProcess.run(program, arguments, environment: environment.merging(extra) { _, b in b })
     }
 
+    /// A long-running avisoctl (`events --follow`): its stdout lines arrive through `lines`.
+    public final class Running: @unchecked Sendable {
+        public let lines = LineChannel()
+        let process = Process()
+
+        /// Stops it (SIGTERM) and waits for it.
+        public func terminate() {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+    }
+
+    /// Starts `avisoctl --socket SOCKET args...` without waiting for it to end.
+    public func ctlProcess(_ args: [String]) throws -> Running {
+        let running = Running()
+        let (program, arguments) = command(Products.path("avisoctl"), ["--socket", socket] + args)
+        running.process.executableURL = URL(fileURLWithPath: program)
+        running.process.arguments = arguments
+        running.process.environment = environment
+        running.process.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        running.process.standardOutput = out
+        running.lines.attach(out.fileHandleForReading)
+        try running.process.run()
+        return running
+    }
+
     /// Runs a program to completion, collecting its output.
     public static func run(_ path: String, _ args: [String], environment: [String: String]? = nil) throws -> Result {
         let p = Process()

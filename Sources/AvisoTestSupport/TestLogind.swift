@@ -7,7 +7,8 @@ public final class TestLogind: @unchecked Sendable {
     /// One line the server printed.
     public struct Event: JSONLineEvent, Hashable {
         /// "ready", "inhibit" (an Inhibit call), "released" (an inhibitor fd was closed by every holder),
-        /// "sleep"/"resume" (PrepareForSleep true/false was emitted), "lost", "error".
+        /// "sleep"/"resume" (PrepareForSleep true/false was emitted), "get-user" (a GetUser call), "locked"/"unlocked"
+        /// (LockedHint changed), "lost", "error".
         public var event: String
         /// The inhibitor number, counting from 1 ("inhibit", "released").
         public var id: Int?
@@ -61,6 +62,13 @@ public final class TestLogind: @unchecked Sendable {
 
     /// Emits PrepareForSleep(false), as logind does after resume; a "resume" event follows once it is out.
     public func resume() { child.send("resume") }
+
+    /// Sets the graphical session's LockedHint (a screen locker locking) and emits PropertiesChanged; a "locked"
+    /// event follows once it is out.
+    public func lock() { child.send("lock") }
+
+    /// Clears LockedHint; an "unlocked" event follows.
+    public func unlock() { child.send("unlock") }
 
     /// Stops the server (its bus name is released when it exits) and waits for it; idempotent.
     public func stop() { child.stop() }

@@ -8,8 +8,8 @@ import Glibc
 public final class TestNotificationServer: @unchecked Sendable {
     /// One line the server printed: which call arrived and with what arguments.
     public struct Event: JSONLineEvent, Hashable {
-        /// "ready", "notify", "close" (a CloseNotification call), "closed" (after a `close` command), "bad-reply"
-        /// (with --bad-replies), "lost", "error".
+        /// "ready", "notify", "close" (a CloseNotification call), "closed" (after a `close` command), "invoked",
+        /// "replied", "token" (after `invoke` and `reply`), "bad-reply" (with --bad-replies), "lost", "error".
         public var event: String
         /// The notification id ("notify": the id the server assigned; "close"/"closed": the id closed).
         public var id: UInt32?
@@ -95,6 +95,19 @@ public final class TestNotificationServer: @unchecked Sendable {
     /// A "closed" event follows once the signal is out.
     public func close(id: UInt32, reason: UInt32) {
         child.send("close \(id) \(reason)")
+    }
+
+    /// Makes the server emit ActionInvoked(id, key), as when a person clicks a button ("default": the popup itself),
+    /// after ActivationToken(id, token) when a token is given. An "invoked" event follows once the signal is out.
+    public func invoke(id: UInt32, key: String, token: String? = nil) {
+        if let token { child.send("token \(id) \(token)") }
+        child.send("action \(id) \(key)")
+    }
+
+    /// Makes the server emit NotificationReplied(id, text), as when a person sends an inline reply. A "replied" event
+    /// follows.
+    public func reply(id: UInt32, text: String) {
+        child.send("reply \(id) \(text)")
     }
 
     /// Sends a signal to the server process: SIGSTOP freezes it as a hung server would be, SIGCONT thaws it.

@@ -26,6 +26,14 @@ public struct BusInterface: Sendable {
         adding("signal", signal, arguments.map { Self.argument($0, direction: nil) })
     }
 
+    /// The interface with a read-only property added, of D-Bus type `type`; its value comes from
+    /// `BusObject.property(_:of:at:)` and org.freedesktop.DBus.Properties is answered by GDBus.
+    public func property(_ property: String, _ type: String) -> BusInterface {
+        var copy = self
+        copy.members.append("<property name=\"\(property)\" type=\"\(type)\" access=\"read\"/>")
+        return copy
+    }
+
     /// The introspection XML of a node holding just this interface.
     public var xml: String {
         "<node><interface name=\"\(name)\">" + members.joined() + "</interface></node>"

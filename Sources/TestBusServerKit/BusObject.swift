@@ -13,4 +13,12 @@ public protocol BusObject: AnyObject {
     ///
     /// Returns false when the command is unknown or malformed; the server then reports an "error" event.
     func command(_ words: [String]) -> Bool
+
+    /// The value of `property` of `interface` on the object at `path` (a floating `GVariant *`), or nil when there
+    /// is none. Only servers that export properties need it.
+    func property(_ property: String, of interface: String, at path: String) -> OpaquePointer?
+}
+
+extension BusObject {
+    public func property(_ property: String, of interface: String, at path: String) -> OpaquePointer? { nil }
 }

@@ -25,6 +25,8 @@ public final class BusServer {
     public private(set) var connection: OpaquePointer?
 
     private let loop: OpaquePointer
+    /// Objects exported besides the main one, registered once the bus is acquired.
+    private var extraObjects: [(path: String, interface: BusInterface)] = []
     private var exitCode: Int32 = 0
     private weak var object: (any BusObject)?
 
@@ -35,6 +37,12 @@ public final class BusServer {
         self.objectPath = objectPath
         self.interface = interface
         loop = g_main_loop_new(nil, 0)
+    }
+
+    /// Exports a further object at `path` with `interface` (methods go to the same `BusObject`, properties through
+    /// its `property(_:of:at:)`). Call before `run`.
+    public func export(_ interface: BusInterface, at path: String) {
+        extraObjects.append((path, interface))
     }
 
     /// Owns the name and serves `object` until `quit` or end of stdin; returns the process exit status (1 when the
@@ -67,10 +75,17 @@ public final class BusServer {
     /// Emits `signal` from the object with arguments `items` (floating GVariants, consumed) and flushes it, so it
     /// is on the bus before the caller reports it; returns why it could not, or nil.
     public func emitSignal(_ signal: String, _ items: [OpaquePointer?]) -> String? {
+        emitSignal(signal, from: objectPath, on: interface.name, items)
+    }
+
+    /// Emits `signal` of `interfaceName` from the object at `path`, as `emitSignal(_:_:)` does.
+    public func emitSignal(
+        _ signal: String, from path: String, on interfaceName: String, _ items: [OpaquePointer?]
+    ) -> String? {
         guard let connection else { return "not on the bus yet" }
         var error: UnsafeMutablePointer<GError>?
         let ok = g_dbus_connection_emit_signal(
-            connection, nil, objectPath, interface.name, signal, BusServer.tuple(items), &error)
+            connection, nil, path, interfaceName, signal, BusServer.tuple(items), &error)
         if ok == 0 {
             defer { g_error_free(error) }
             return String(cString: error!.pointee.message)
@@ -110,6 +125,11 @@ public final class BusServer {
 
     private func register(on connection: OpaquePointer) {
         self.connection = connection
+        register(interface, at: objectPath, on: connection)
+        for (path, interface) in extraObjects { register(interface, at: path, on: connection) }
+    }
+
+    private func register(_ interface: BusInterface, at path: String, on connection: OpaquePointer) {
         var error: UnsafeMutablePointer<GError>?
         guard let node = g_dbus_node_info_new_for_xml(interface.xml, &error) else {
             fatalError("introspection XML: \(String(cString: error!.pointee.message))")
@@ -122,9 +142,18 @@ public final class BusServer {
             }
             object.call(method, parameters: parameters!, invocation: invocation!)
         }
+        vtable.get_property = { _, _, path, interface, property, error, data in
+            let value = BusServer.from(data).object?.property(
+                String(cString: property!), of: String(cString: interface!), at: String(cString: path!))
+            if value == nil {
+                g_set_error_literal(error, g_dbus_error_quark(), Int32(G_DBUS_ERROR_UNKNOWN_PROPERTY.rawValue),
+                                    "no such property")
+            }
+            return value
+        }
         // GLib copies the vtable, so a stack value is fine.
         let id = g_dbus_connection_register_object(
-            connection, objectPath, node.pointee.interfaces[0], &vtable,
+            connection, path, node.pointee.interfaces[0], &vtable,
             Unmanaged.passUnretained(self).toOpaque(), nil, &error)
         if id == 0 { fatalError("register object: \(String(cString: error!.pointee.message))") }
     }

@@ -3,7 +3,9 @@ import Glibc
 import TestBusServerKit
 
 /// A minimal org.freedesktop.login1 on the system bus: Manager.Inhibit hands out pipe write ends as inhibitor fds
-/// and reports when a client closes one; PrepareForSleep is emitted on command (`sleep`, `resume`).
+/// and reports when a client closes one; PrepareForSleep is emitted on command (`sleep`, `resume`). Manager.GetUser
+/// answers with one user whose `Display` is one graphical session; that session's `LockedHint` changes on command
+/// (`lock`, `unlock`) with PropertiesChanged, as logind does when a screen locker sets it.
 ///
 /// Everything runs on the default GMainContext of the main thread.
 final class LogindServer: BusObject {
@@ -11,8 +13,22 @@ final class LogindServer: BusObject {
         bus: .system, name: "org.freedesktop.login1", objectPath: "/org/freedesktop/login1",
         interface: BusInterface("org.freedesktop.login1.Manager")
             .method("Inhibit", in: [("what", "s"), ("who", "s"), ("why", "s"), ("mode", "s")], out: [("pipe_fd", "h")])
+            .method("GetUser", in: [("uid", "u")], out: [("object_path", "o")])
             .signal("PrepareForSleep", [("start", "b")]))
     private var nextInhibitorID = 1
+    private var locked = false
+
+    static let userPath = "/org/freedesktop/login1/user/_\(getuid())"
+    static let sessionID = "c1"
+    static let sessionPath = "/org/freedesktop/login1/session/c1"
+    static let userInterface = "org.freedesktop.login1.User"
+    static let sessionInterface = "org.freedesktop.login1.Session"
+
+    init() {
+        server.export(BusInterface(LogindServer.userInterface).property("Display", "(so)"), at: LogindServer.userPath)
+        server.export(BusInterface(LogindServer.sessionInterface).property("LockedHint", "b"),
+                      at: LogindServer.sessionPath)
+    }
 
     /// Owns the bus name, serves until `quit` or end of stdin, and returns the process exit status.
     func run() -> Int32 {
@@ -23,12 +39,31 @@ final class LogindServer: BusObject {
         switch words[0] {
         case "sleep": prepareForSleep(true)
         case "resume": prepareForSleep(false)
+        case "lock": setLocked(true)
+        case "unlock": setLocked(false)
         default: return false
         }
         return true
     }
 
+    func property(_ property: String, of interface: String, at path: String) -> OpaquePointer? {
+        switch (path, property) {
+        case (LogindServer.userPath, "Display"):
+            var items = [g_variant_new_string(LogindServer.sessionID), g_variant_new_object_path(LogindServer.sessionPath)]
+            return g_variant_new_tuple(&items, 2)
+        case (LogindServer.sessionPath, "LockedHint"):
+            return g_variant_new_boolean(locked ? 1 : 0)
+        default:
+            return nil
+        }
+    }
+
     func call(_ method: String, parameters: OpaquePointer, invocation: OpaquePointer) {
+        if method == "GetUser" {
+            EventLine.emit("get-user")
+            return g_dbus_method_invocation_return_value(
+                invocation, BusServer.tuple([g_variant_new_object_path(LogindServer.userPath)]))
+        }
         guard method == "Inhibit" else {
             return BusServer.fail(invocation, "org.freedesktop.DBus.Error.UnknownMethod", "no method \(method)")
         }
@@ -85,5 +120,22 @@ final class LogindServer: BusObject {
             return EventLine.emit("error", [("message", .string(failure))])
         }
         EventLine.emit(start ? "sleep" : "resume")
+    }
+
+    /// Sets the session's LockedHint and emits PropertiesChanged with the new value, as logind does.
+    private func setLocked(_ value: Bool) {
+        locked = value
+        let builder = g_variant_builder_new(g_variant_type_new("a{sv}"))
+        g_variant_builder_add_value(builder, g_variant_new_dict_entry(
+            g_variant_new_string("LockedHint"), g_variant_new_variant(g_variant_new_boolean(value ? 1 : 0))))
+        let changed = g_variant_builder_end(builder)
+        g_variant_builder_unref(builder)
+        let invalidated = g_variant_new_strv(nil, 0)
+        if let failure = server.emitSignal(
+            "PropertiesChanged", from: LogindServer.sessionPath, on: "org.freedesktop.DBus.Properties",
+            [g_variant_new_string(LogindServer.sessionInterface), changed, invalidated]) {
+            return EventLine.emit("error", [("message", .string(failure))])
+        }
+        EventLine.emit(value ? "locked" : "unlocked")
     }
 }

@@ -25,7 +25,9 @@ final class NotificationServer: BusObject {
                 ("name", "s"), ("vendor", "s"), ("version", "s"), ("spec_version", "s"),
             ])
             .signal("NotificationClosed", [("id", "u"), ("reason", "u")])
-            .signal("ActionInvoked", [("id", "u"), ("action_key", "s")]))
+            .signal("ActionInvoked", [("id", "u"), ("action_key", "s")])
+            .signal("NotificationReplied", [("id", "u"), ("text", "s")])
+            .signal("ActivationToken", [("id", "u"), ("activation_token", "s")]))
     private var nextID: UInt32 = 1
 
     init(capabilities: [String], name: String, version: String, badReplies: Bool = false) {
@@ -40,12 +42,26 @@ final class NotificationServer: BusObject {
         server.run(serving: self)
     }
 
+    /// `close ID REASON`, `action ID KEY` (ActionInvoked), `reply ID TEXT...` (NotificationReplied), `token ID TOKEN`
+    /// (ActivationToken): the signals a person's clicks make a real server emit.
     func command(_ words: [String]) -> Bool {
-        guard words.count == 3, words[0] == "close", let id = UInt32(words[1]), let reason = UInt32(words[2]) else {
+        guard words.count >= 3, let id = UInt32(words[1]) else { return false }
+        let rest = words[2...].joined(separator: " ")
+        switch words[0] {
+        case "close":
+            guard words.count == 3, let reason = UInt32(words[2]) else { return false }
+            emitClosed(id: id, reason: reason)
+            EventLine.emit("closed", [("id", .int(Int64(id))), ("reason", .int(Int64(reason)))])
+        case "action", "reply", "token":
+            let signal = ["action": "ActionInvoked", "reply": "NotificationReplied", "token": "ActivationToken"][words[0]]!
+            if let failure = server.emitSignal(signal, [g_variant_new_uint32(id), g_variant_new_string(rest)]) {
+                EventLine.write("\(signal): \(failure)", to: 2)
+            }
+            EventLine.emit(words[0] == "action" ? "invoked" : words[0] == "reply" ? "replied" : "token",
+                           [("id", .int(Int64(id))), ("message", .string(rest))])
+        default:
             return false
         }
-        emitClosed(id: id, reason: reason)
-        EventLine.emit("closed", [("id", .int(Int64(id))), ("reason", .int(Int64(reason)))])
         return true
     }
 

@@ -4,6 +4,12 @@ import Glibc
 /// avisoctl: a thin client for avisod. One file per verb; this file only dispatches.
 let version = "0.1.0"
 
+// A parent may have started us with signals blocked (threads of many runtimes block them and children inherit the
+// mask): `events --follow` must still end on Ctrl-C or SIGTERM.
+var unblocked = sigset_t()
+sigemptyset(&unblocked)
+sigprocmask(SIG_SETMASK, &unblocked, nil)
+
 struct Context {
     var socket: String
     func send(_ command: Command) -> ReplyResult { Output.result(Connection.send(command, to: socket)) }
