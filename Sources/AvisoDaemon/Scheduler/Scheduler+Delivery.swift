@@ -95,7 +95,8 @@ extension Scheduler {
         }
         // Missed while away, or held while quiet: a crowd of them becomes one summary instead of a storm.
         let crowd = rest.filter { e in
-            !level(of: e.content).breaksThroughQuiet && (e.late || quiet.isQuiet(at: e.due, in: zones.local))
+            !level(of: e.content).breaksThroughQuiet
+                && (e.late || releasedFromQuiet.contains(e.id) || quiet.isQuiet(at: e.due, in: zones.local))
         }
         if crowd.count > configuration.summaryThreshold {
             plan.append(.summary(crowd))
@@ -142,13 +143,7 @@ extension Scheduler {
                 return ra != rb ? ra > rb : a.due > b.due
             }!
             let others = ((existing?.value.ids ?? []) + entries.map(\.id)).filter { $0 != chosen.id }
-            var shown = chosen.content
-            if !others.isEmpty {
-                let format = category(of: shown)?.threadSummary ?? NotificationCategory.defaultThreadSummary
-                let note = NotificationCategory.threadText(format, folded: others.count)
-                shown.body = shown.body.isEmpty ? note : shown.body + "\n" + note
-            }
-            submit(Delivery(popup: ShownPopup(kind: .thread(t), ids: [chosen.id] + others, content: shown),
+            submit(Delivery(popup: ShownPopup(kind: .thread(t), ids: [chosen.id] + others, content: chosen.content),
                             replaces: existing?.key ?? 0, fresh: entries.map(\.id)))
         }
     }

@@ -18,8 +18,8 @@ extension Scheduler {
         content.delivery ?? category(of: content)?.delivery ?? .immediate
     }
 
-    /// The Notify call for a popup: its content (hidden where previews are hidden now), its level, and the buttons
-    /// of its category as this server can show them. Returns whether the content was hidden.
+    /// The Notify call for a popup: its content (hidden where previews are hidden now), its level, how many more a
+    /// thread's popup folds in, and the buttons of its category as this server can show them. Returns whether the content was hidden.
     func makePopup(_ shown: ShownPopup, replaces: UInt32) -> (Popup, hidden: Bool) {
         var content = shown.content
         content.level = level(of: content)
@@ -29,6 +29,12 @@ extension Scheduler {
         if hidden {
             let showTitle = categories.first?.showTitle ?? configuration.showTitle
             content = Redaction.hidden(content, showTitle: showTitle, placeholder: configuration.placeholder)
+        }
+        if shown.thread != nil, shown.ids.count > 1 {
+            // How many more the thread's popup folds in, after what it shows.
+            let format = categories.first?.threadSummary ?? NotificationCategory.defaultThreadSummary
+            let note = NotificationCategory.threadText(format, folded: shown.ids.count - 1)
+            content.body = content.body.isEmpty ? note : content.body + "\n" + note
         }
         var popup = Popup(content: content, replaces: replaces, sound: categories.first?.sound)
         guard let category = categories.first else { return (popup, hidden) }

@@ -23,6 +23,7 @@ extension Scheduler {
         case .off:
             override = quiet.turnedOff(at: current, in: zones.local)
         }
+        let heldBefore = Set(((try? store.outbox()) ?? []).filter { hold($0, at: current) == "quiet" }.map(\.id))
         do {
             try store.setState(Self.quietKey, override.map(Self.text))
         } catch {
@@ -30,7 +31,9 @@ extension Scheduler {
         }
         quiet.override = override
         Log.info("quiet: \(quietInfo().reason)")
+        releasedFromQuiet = heldBefore
         deliverOutbox()
+        releasedFromQuiet = []
         return .ok(.quiet(quietInfo()))
     }
 

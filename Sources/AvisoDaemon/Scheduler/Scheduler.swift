@@ -48,6 +48,9 @@ public actor Scheduler {
     var locked: Bool?
     /// Quiet hours and what `avisoctl quiet` said.
     var quiet: QuietPolicy
+    /// What quiet held when `avisoctl quiet off` (or a shorter `on`) ended it: released as a crowd like anything
+    /// held, though the new policy no longer calls their due time quiet.
+    var releasedFromQuiet: Set<String> = []
     /// The last activation token a server sent for a popup, for the action that follows it.
     var activationTokens: [UInt32: String] = [:]
     /// Readers of `avisoctl events --follow`.
@@ -166,7 +169,14 @@ public actor Scheduler {
             deliverOutbox()
         case .fired(let id):
             armed[id] = nil
-            fire(id, manual: false)
+            let current = now()
+            if requests.values.contains(where: { $0.request.id != id && $0.next?.isDue(at: current) == true }) {
+                // Others are due too (the same second, or timers that woke together): fired together and released
+                // in release order, not in the order their timers were read.
+                catchUp()
+            } else {
+                fire(id, manual: false)
+            }
         case .clockChanged:
             Log.notice("the wall clock changed: re-planning wall-clock deadlines")
             clampCalendarDeadlines()
@@ -230,6 +240,9 @@ public actor Scheduler {
         }
         recorded(r)
         if direct { releasePlan([entry]).forEach(present) }
+        if let why = hold(entry, at: current.wall) {
+            Log.info("'\(id)' is held: \(why == "quiet" ? "it is quiet" : "it waits for the next summary time")")
+        }
         reconcile()
         deliverOutbox()
         return nil
