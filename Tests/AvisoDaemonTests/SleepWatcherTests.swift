@@ -49,6 +49,18 @@ struct SleepWatcherTests {
         }
     }
 
+    @Test func theGraphicalSessionsLockedHintIsFollowed() async throws {
+        try await withLogind(includeLock: true) { logind, _, events in
+            // GetUser, then the user's Display, then that session's LockedHint: unlocked at first.
+            #expect(try await events.next() == .lockChanged(false))
+            _ = try await logind.next("get-user")
+            logind.lock()
+            #expect(try await events.next() == .lockChanged(true))
+            logind.unlock()
+            #expect(try await events.next() == .lockChanged(false))
+        }
+    }
+
     @Test func stopClosesTheInhibitor() async throws {
         try await withLogind { logind, watcher, _ in
             let inhibit = try await logind.next("inhibit")
@@ -142,14 +154,14 @@ struct SleepWatcherTests {
 
     /// Runs `body` with a fresh bus, a test logind on it, and a started watcher connected to that bus.
     private func withLogind(
-        _ body: (TestLogind, SleepWatcher, SleepEventRecorder) async throws -> Void
+        includeLock: Bool = false, _ body: (TestLogind, SleepWatcher, SleepEventRecorder) async throws -> Void
     ) async throws {
         let bus = try DBusSession()
         defer { bus.stop() }
         let logind = TestLogind(busAddress: bus.address)
         try await logind.start()
         defer { logind.stop() }
-        let events = SleepEventRecorder()
+        let events = SleepEventRecorder(includeLock: includeLock)
         let watcher = SleepWatcher(busAddress: bus.address, onEvent: events.record)
         defer { watcher.stop() }
         await watcher.start()
@@ -179,7 +191,19 @@ final class SleepEventRecorder: @unchecked Sendable {
     /// Waiters whose timeout fired before they were installed.
     private var expired: Set<Int> = []
 
-    var record: @Sendable (SleepEvent) -> Void { { [self] event in deliver(event) } }
+    /// Whether lock changes are kept too; otherwise only sleep and resume are.
+    private let includeLock: Bool
+
+    init(includeLock: Bool = false) {
+        self.includeLock = includeLock
+    }
+
+    var record: @Sendable (SleepEvent) -> Void {
+        { [self] event in
+            if case .lockChanged = event, !includeLock { return }
+            deliver(event)
+        }
+    }
 
     func next(timeout: Duration = .seconds(10)) async throws -> SleepEvent {
         let id: Int = lock.withLock { nextID += 1; return nextID }

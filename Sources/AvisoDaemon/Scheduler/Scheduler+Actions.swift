@@ -11,6 +11,7 @@ extension Scheduler {
         guard let category = category(of: popup.content), let action = action(key, in: category) else {
             return Log.notice("action '\(key)' of '\(popup.ids[0])' is not one of its category's; ignored")
         }
+        actedOn.insert(serverID)
         perform(action, on: popup.ids[0], content: popup.content, serverID: serverID, text: text, token: token)
     }
 

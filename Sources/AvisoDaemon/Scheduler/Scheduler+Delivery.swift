@@ -302,9 +302,13 @@ extension Scheduler {
     }
 
     /// The server closed a popup: every notification it stood for leaves the delivered set, and a dismissal runs
-    /// the category's Dismiss action.
+    /// the category's Dismiss action. A close that follows an action is not a dismissal.
     func closed(_ serverID: UInt32, reason: CloseReason) {
         activationTokens[serverID] = nil
+        let acted = actedOn.remove(serverID) != nil
+        // A server that closes a popup after an action while aviso shows it again in its place: the new popup
+        // takes over when the server answers.
+        if acted, deliveries.values.contains(where: { $0.replaces == serverID }) { return }
         guard let popup = popups.removeValue(forKey: serverID) else { return }
         let at = now().wall
         var events: [StoredEvent] = []
@@ -316,15 +320,15 @@ extension Scheduler {
             }
             let what = switch reason {
             case .expired: "expired"
-            case .dismissed: "dismissed"
-            case .closedByCall, .undefined: "closed"
+            case .dismissed where !acted: "dismissed"
+            case .dismissed, .closedByCall, .undefined: "closed"
             }
             events.append(StoredEvent(at: at, id: id, event: what, category: popup.content.categoryID))
         }
         record(events)
         Log.info(popup.ids.count == 1 ? "notification '\(popup.ids[0])' closed (\(reason))"
             : "notification \(serverID) closed (\(reason)): \(popup.ids.count) notifications")
-        if reason == .dismissed, popup.kind != .summary, let name = category(of: popup.content)?.dismissAction,
+        if reason == .dismissed, !acted, popup.kind != .summary, let name = category(of: popup.content)?.dismissAction,
            let action = book.action(name) {
             perform(action, on: popup.ids[0], content: popup.content, serverID: nil, text: nil, token: nil)
         }

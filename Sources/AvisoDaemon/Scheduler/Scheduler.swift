@@ -51,6 +51,9 @@ public actor Scheduler {
     /// What quiet held when `avisoctl quiet off` (or a shorter `on`) ended it: released as a crowd like anything
     /// held, though the new policy no longer calls their due time quiet.
     var releasedFromQuiet: Set<String> = []
+    /// Popups a person chose an action of: many servers close a popup after an action (reason "dismissed"), which is
+    /// not a dismissal.
+    var actedOn: Set<UInt32> = []
     /// The last activation token a server sent for a popup, for the action that follows it.
     var activationTokens: [UInt32: String] = [:]
     /// Readers of `avisoctl events --follow`.
