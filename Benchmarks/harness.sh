@@ -21,10 +21,29 @@ export DBUS_SESSION_BUS_ADDRESS="unix:path=$WORK/bus"
 
 # The test server reports each Notify with its arrival time; its stdin stays open on a fifo until stop_all.
 mkfifo "$WORK/server.in"
-"$BIN/aviso-test-notifyd" < "$WORK/server.in" > "$WORK/server.out" &
+# Inline replies too, so the change action can be answered as KDE Plasma would.
+"$BIN/aviso-test-notifyd" --caps actions,body,body-markup,persistence,inline-reply < "$WORK/server.in" > "$WORK/server.out" &
 SERVER_PID=$!
 exec 9> "$WORK/server.in"
 until grep -q '"ready"' "$WORK/server.out" 2>/dev/null; do sleep 0.05; done
+
+# The category the interaction benchmarks use: snooze, change (typed text) and exec (tee, which copies the event it
+# reads on stdin into a fifo the benchmark reads: the moment it arrives is when the program ran).
+mkfifo "$WORK/exec.fifo"
+cat > "$WORK/config/aviso/aviso.conf" <<CONF
+[Action later]
+Run=snooze 10min
+
+[Action note]
+Run=change
+Input=true
+
+[Action hook]
+Run=exec /usr/bin/tee $WORK/exec.fifo
+
+[Category bench]
+Actions=later;note;hook
+CONF
 
 start_daemon() {
     "$BIN/avisod" 2> "$WORK/daemon.log" &

@@ -31,7 +31,8 @@ public final class TestNotificationServer: @unchecked Sendable {
         public var hints: [String: JSONValue]?
         /// Notify's `expire_timeout`: -1 server default, 0 never.
         public var expireTimeout: Int32?
-        /// CLOCK_REALTIME nanoseconds when the Notify call arrived.
+        /// CLOCK_REALTIME nanoseconds when the Notify or CloseNotification call arrived, or when the signal of
+        /// "invoked"/"replied"/"token" was about to go out.
         public var atNs: Int64?
         /// The NotificationClosed reason ("closed").
         public var reason: UInt32?

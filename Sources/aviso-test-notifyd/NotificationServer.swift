@@ -54,11 +54,12 @@ final class NotificationServer: BusObject {
             EventLine.emit("closed", [("id", .int(Int64(id))), ("reason", .int(Int64(reason)))])
         case "action", "reply", "token":
             let signal = ["action": "ActionInvoked", "reply": "NotificationReplied", "token": "ActivationToken"][words[0]]!
+            let sent = realtimeNanoseconds()
             if let failure = server.emitSignal(signal, [g_variant_new_uint32(id), g_variant_new_string(rest)]) {
                 EventLine.write("\(signal): \(failure)", to: 2)
             }
             EventLine.emit(words[0] == "action" ? "invoked" : words[0] == "reply" ? "replied" : "token",
-                           [("id", .int(Int64(id))), ("message", .string(rest))])
+                           [("id", .int(Int64(id))), ("message", .string(rest)), ("at_ns", .int(sent))])
         default:
             return false
         }
@@ -78,7 +79,7 @@ final class NotificationServer: BusObject {
             let child = g_variant_get_child_value(parameters, 0)!
             let id = g_variant_get_uint32(child)
             g_variant_unref(child)
-            EventLine.emit("close", [("id", .int(Int64(id)))])
+            EventLine.emit("close", [("id", .int(Int64(id))), ("at_ns", .int(realtimeNanoseconds()))])
             emitClosed(id: id, reason: 3)
             g_dbus_method_invocation_return_value(invocation, nil)
         case "GetCapabilities":

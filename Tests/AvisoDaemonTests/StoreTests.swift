@@ -109,7 +109,7 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
         let store = try Store(path: path)
         try store.recordFiring(scheduled("x", next: nil), outbox: entry("x", due: 100))
         _ = try store.beginDelivery("x", at: WallTime(seconds: 150))
-        try store.setServerID("x", serverID: 42, owner: ":1.7")
+        try store.setServerID(["x"], serverID: 42, owner: ":1.7")
         try store.abortDelivery("x")
         #expect(try store.outbox().isEmpty)
         #expect(try store.delivered().map(\.serverID) == [42])
@@ -120,7 +120,7 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
         for (id, owner) in [("a", ":1.7"), ("b", ":1.9")] {
             try store.recordFiring(scheduled(id, next: nil), outbox: entry(id, due: 100))
             _ = try store.beginDelivery(id, at: WallTime(seconds: id == "a" ? 200 : 300))
-            try store.setServerID(id, serverID: id == "a" ? 1 : 2, owner: owner)
+            try store.setServerID([id], serverID: id == "a" ? 1 : 2, owner: owner)
         }
         try store.clearServerIDs(exceptOwner: ":1.9")
         let delivered = try store.delivered()
@@ -135,7 +135,7 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
             try store.recordFiring(scheduled(id, next: nil), outbox: entry(id, due: 100))
             _ = try store.beginDelivery(id, at: WallTime(seconds: 200))
         }
-        try store.recordClosed("a", reason: 2, at: WallTime(seconds: 250))
+        try store.recordClosed(["a"], reason: 2, at: WallTime(seconds: 250))
         #expect(try store.delivered().map(\.id) == ["b"])
         let log = try store.closedLog()
         #expect(log.count == 1)
@@ -154,7 +154,7 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
             try store.recordFiring(scheduled("due", next: nil), outbox: entry("due", due: 100))
             try store.recordFiring(scheduled("shown", next: nil), outbox: entry("shown", due: 90))
             _ = try store.beginDelivery("shown", at: WallTime(seconds: 95))
-            try store.setServerID("shown", serverID: 7, owner: ":1.3")
+            try store.setServerID(["shown"], serverID: 7, owner: ":1.3")
             store.close()
         }
         let reopened = try Store(path: path)

@@ -27,3 +27,13 @@ public enum NotifierEvent: Sendable, Hashable {
     /// ActivationToken: the token for focusing what an action of `serverID` opens; sent just before ActionInvoked.
     case activationToken(serverID: UInt32, token: String)
 }
+
+extension NotifierEvent {
+    /// The popup the event is about, if it is about one.
+    var serverID: UInt32? {
+        switch self {
+        case .closed(let id, _), .actionInvoked(let id, _), .replied(let id, _), .activationToken(let id, _): id
+        case .serverAppeared, .serverVanished: nil
+        }
+    }
+}

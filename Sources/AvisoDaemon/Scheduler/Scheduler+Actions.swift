@@ -103,7 +103,11 @@ extension Scheduler {
         guard let serverID, let popup = popups.removeValue(forKey: serverID) else { return }
         delivery.close(serverID: serverID)
         let at = now().wall
-        for shown in popup.ids { try? store.recordClosed(shown, reason: CloseReason.closedByCall.rawValue, at: at) }
+        do {
+            try store.recordClosed(popup.ids, reason: CloseReason.closedByCall.rawValue, at: at)
+        } catch {
+            Log.error("cannot record that \(popup.ids.map { "'\($0)'" }.joined(separator: ", ")) closed: \(error)")
+        }
         record(popup.ids.map { StoredEvent(at: at, id: $0, event: "closed", category: popup.content.categoryID) })
     }
 

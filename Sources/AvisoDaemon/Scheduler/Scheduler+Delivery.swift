@@ -54,18 +54,14 @@ extension Scheduler {
         }
     }
 
-    /// Records entries as delivered before their popup is requested; false (and the store retry scheduled) when the
-    /// store refuses, with the entries it took put back.
+    /// Records entries as delivered before their popup is requested, in one transaction; false (and the store retry
+    /// scheduled) when the store refuses, with nothing taken.
     func begin(_ entries: [OutboxEntry], at: WallTime) -> Bool {
-        var begun: [String] = []
-        for e in entries {
-            do {
-                if try store.beginDelivery(e.id, at: at) != nil { begun.append(e.id) }
-            } catch {
-                for id in begun { try? store.abortDelivery(id) }
-                storeFailed("recording the delivery of '\(e.id)'", error)
-                return false
-            }
+        do {
+            _ = try store.beginDeliveries(entries.map(\.id), at: at)
+        } catch {
+            storeFailed("recording the delivery of '\(entries.first?.id ?? "")'\(entries.count > 1 ? " and \(entries.count - 1) more" : "")", error)
+            return false
         }
         return true
     }
@@ -193,8 +189,9 @@ extension Scheduler {
                 delivery.close(serverID: serverID)
                 Log.info("\(names) was removed while being delivered: notification \(serverID) closed")
             } else {
-                for id in popup.ids { try? store.setServerID(id, serverID: serverID, owner: owner) }
+                try? store.setServerID(popup.ids, serverID: serverID, owner: owner)
                 popups[serverID] = popup
+                for e in early.removeValue(forKey: serverID) ?? [] { await handle(e) }
                 let fresh = finished.fresh.filter { popup.ids.contains($0) }
                 deliveredCount += fresh.count
                 let at = now().wall
@@ -206,8 +203,10 @@ extension Scheduler {
                 Log.info(describe(popup, serverID: serverID, fresh: fresh.count))
             }
             if owner != serverOwner { await serverAppeared(owner) }
+            if deliveries.isEmpty { replayEarly() }
             deliverOutbox()
         case .notShown(let error):
+            if deliveries.isEmpty { replayEarly() }
             for id in finished.fresh where popup.ids.contains(id) { try? store.abortDelivery(id) }
             let reason = error.isNoServer
                 ? "no notification server on the session bus"
@@ -216,6 +215,7 @@ extension Scheduler {
             waitingReason = reason
             scheduleRetry()
         case .unconfirmed(let why):
+            if deliveries.isEmpty { replayEarly() }
             // At most once: it may be on screen, so it stays delivered (its popup id unknown) and is not sent again.
             Log.warning("\(names) may or may not have been shown: \(why); it is not sent again")
         }
@@ -230,6 +230,16 @@ extension Scheduler {
             popup.ids.count == 1 ? "delivered '\(popup.ids[0])' as notification \(serverID) (thread \(t))"
                 : "delivered \(fresh) into thread \(t), notification \(serverID) showing '\(popup.ids[0])' and \(popup.ids.count - 1) more"
         }
+    }
+
+    /// The most signals kept for popups whose Notify answer is still on its way.
+    static let earlyEventLimit = 256
+
+    /// Every answer is in: signals kept for ids that none of them gave are handled now (and logged as unknown).
+    private func replayEarly() {
+        let kept = early
+        early = [:]
+        for (_, events) in kept { for e in events { Task { await self.handle(e) } } }
     }
 
     /// Popups of these requests that are on their way: closed as soon as the server gives their id.
@@ -281,6 +291,13 @@ extension Scheduler {
 
     /// An event from the notification server connection.
     public func handle(_ event: NotifierEvent) async {
+        // A signal about a popup whose Notify answer has not been handled yet (both come from the server in order,
+        // but reach the scheduler on separate paths): kept until the answer is, then handled.
+        if let serverID = event.serverID, popups[serverID] == nil, !deliveries.isEmpty,
+           early.values.reduce(0, { $0 + $1.count }) < Self.earlyEventLimit {
+            early[serverID, default: []].append(event)
+            return
+        }
         switch event {
         case .closed(let serverID, let reason):
             closed(serverID, reason: reason)
@@ -311,21 +328,17 @@ extension Scheduler {
         if acted, deliveries.values.contains(where: { $0.replaces == serverID }) { return }
         guard let popup = popups.removeValue(forKey: serverID) else { return }
         let at = now().wall
-        var events: [StoredEvent] = []
-        for id in popup.ids {
-            do {
-                try store.recordClosed(id, reason: reason.rawValue, at: at)
-            } catch {
-                Log.error("cannot record that '\(id)' was closed: \(error)")
-            }
-            let what = switch reason {
-            case .expired: "expired"
-            case .dismissed where !acted: "dismissed"
-            case .dismissed, .closedByCall, .undefined: "closed"
-            }
-            events.append(StoredEvent(at: at, id: id, event: what, category: popup.content.categoryID))
+        do {
+            try store.recordClosed(popup.ids, reason: reason.rawValue, at: at)
+        } catch {
+            Log.error("cannot record that \(popup.ids.map { "'\($0)'" }.joined(separator: ", ")) closed: \(error)")
         }
-        record(events)
+        let what = switch reason {
+        case .expired: "expired"
+        case .dismissed where !acted: "dismissed"
+        case .dismissed, .closedByCall, .undefined: "closed"
+        }
+        record(popup.ids.map { StoredEvent(at: at, id: $0, event: what, category: popup.content.categoryID) })
         Log.info(popup.ids.count == 1 ? "notification '\(popup.ids[0])' closed (\(reason))"
             : "notification \(serverID) closed (\(reason)): \(popup.ids.count) notifications")
         if reason == .dismissed, !acted, popup.kind != .summary, let name = category(of: popup.content)?.dismissAction,

@@ -54,6 +54,8 @@ public actor Scheduler {
     /// Popups a person chose an action of: many servers close a popup after an action (reason "dismissed"), which is
     /// not a dismissal.
     var actedOn: Set<UInt32> = []
+    /// Signals for server ids not known yet, while Notify answers are on their way (`handle(_:)`).
+    var early: [UInt32: [NotifierEvent]] = [:]
     /// The last activation token a server sent for a popup, for the action that follows it.
     var activationTokens: [UInt32: String] = [:]
     /// Readers of `avisoctl events --follow`.

@@ -167,19 +167,31 @@ public final class Store {
     /// At most once: after this commits the entry is never sent again, even if the daemon dies before the send.
     /// Returns nil when there is no such outbox entry.
     public func beginDelivery(_ id: String, at: WallTime) throws(StoreError) -> DeliveredRecord? {
-        try transaction { () throws(StoreError) -> DeliveredRecord? in
-            let found = try statement("SELECT content, due, late FROM outbox WHERE id = ?").rows([.text(id)]) { row in
-                (row.text(0) ?? "", row.integer(1) ?? 0, row.integer(2) ?? 0)
-            }
-            guard let (content, due, late) = found.first else { return nil }
-            try statement("DELETE FROM outbox WHERE id = ?").run([.text(id)])
-            try statement("""
-                INSERT OR REPLACE INTO delivered (id, content, delivered, server_id, server_owner, due, late)
-                VALUES (?, ?, ?, NULL, NULL, ?, ?)
-                """).run([.text(id), .text(content), .integer(at.nanoseconds), .integer(due), .integer(late)])
-            return DeliveredRecord(id: id, content: try decode(Content.self, content, what: "outbox entry '\(id)'"),
-                                   delivered: at)
+        try transaction { () throws(StoreError) -> DeliveredRecord? in try moveToDelivered(id, at: at) }
+    }
+
+    /// `beginDelivery` for several in one transaction (one disk flush for a summary of a thousand); returns the ids
+    /// that were in the outbox and are now delivered.
+    public func beginDeliveries(_ ids: [String], at: WallTime) throws(StoreError) -> [String] {
+        try transaction { () throws(StoreError) -> [String] in
+            var moved: [String] = []
+            for id in ids where try moveToDelivered(id, at: at) != nil { moved.append(id) }
+            return moved
         }
+    }
+
+    private func moveToDelivered(_ id: String, at: WallTime) throws(StoreError) -> DeliveredRecord? {
+        let found = try statement("SELECT content, due, late FROM outbox WHERE id = ?").rows([.text(id)]) { row in
+            (row.text(0) ?? "", row.integer(1) ?? 0, row.integer(2) ?? 0)
+        }
+        guard let (content, due, late) = found.first else { return nil }
+        try statement("DELETE FROM outbox WHERE id = ?").run([.text(id)])
+        try statement("""
+            INSERT OR REPLACE INTO delivered (id, content, delivered, server_id, server_owner, due, late)
+            VALUES (?, ?, ?, NULL, NULL, ?, ?)
+            """).run([.text(id), .text(content), .integer(at.nanoseconds), .integer(due), .integer(late)])
+        return DeliveredRecord(id: id, content: try decode(Content.self, content, what: "outbox entry '\(id)'"),
+                               delivered: at)
     }
 
     /// Undoes `beginDelivery` in one transaction, for a send that certainly did not happen (no server).
@@ -198,16 +210,19 @@ public final class Store {
         }
     }
 
-    /// Records the id the notification server `owner` (a D-Bus unique name) gave a delivered notification.
+    /// Records the id the notification server `owner` (a D-Bus unique name) gave the popup of delivered
+    /// notifications (several share one: a summary, a thread).
     ///
     /// Committed without waiting for the disk (WAL, synchronous=NORMAL): it survives a crash of the daemon, and after
     /// a power loss the only cost is not being able to close that one popup, so the fire path does not pay a flush.
-    public func setServerID(_ id: String, serverID: UInt32, owner: String) throws(StoreError) {
+    public func setServerID(_ ids: [String], serverID: UInt32, owner: String) throws(StoreError) {
         try exec("PRAGMA synchronous = NORMAL")
         defer { try? exec("PRAGMA synchronous = FULL") }
         try transaction { () throws(StoreError) in
-            try statement("UPDATE delivered SET server_id = ?, server_owner = ? WHERE id = ?")
-                .run([.integer(Int64(serverID)), .text(owner), .text(id)])
+            for id in ids {
+                try statement("UPDATE delivered SET server_id = ?, server_owner = ? WHERE id = ?")
+                    .run([.integer(Int64(serverID)), .text(owner), .text(id)])
+            }
         }
     }
 
@@ -246,12 +261,15 @@ public final class Store {
         }
     }
 
-    /// The server closed a popup (NotificationClosed): forget it and log (id, reason, at).
-    public func recordClosed(_ id: String, reason: UInt32, at: WallTime) throws(StoreError) {
+    /// The server closed a popup (NotificationClosed): forget the notifications it showed and log (id, reason, at)
+    /// for each, in one transaction.
+    public func recordClosed(_ ids: [String], reason: UInt32, at: WallTime) throws(StoreError) {
         try transaction { () throws(StoreError) in
-            try statement("DELETE FROM delivered WHERE id = ?").run([.text(id)])
-            try statement("INSERT INTO closed (id, reason, at) VALUES (?, ?, ?)")
-                .run([.text(id), .integer(Int64(reason)), .integer(at.nanoseconds)])
+            for id in ids {
+                try statement("DELETE FROM delivered WHERE id = ?").run([.text(id)])
+                try statement("INSERT INTO closed (id, reason, at) VALUES (?, ?, ?)")
+                    .run([.text(id), .integer(Int64(reason)), .integer(at.nanoseconds)])
+            }
             try statement("DELETE FROM closed WHERE seq <= (SELECT max(seq) FROM closed) - ?")
                 .run([.integer(Int64(Self.closedLogLimit))])
         }
