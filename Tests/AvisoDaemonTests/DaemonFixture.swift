@@ -11,13 +11,14 @@ struct DaemonFixture {
 
     /// `before` runs once the daemon's directories exist and before it starts (to mount, write or break things).
     static func start(
-        server withServer: Bool = true, capabilities: [String]? = nil, badReplies: Bool = false,
+        server withServer: Bool = true, capabilities: [String]? = nil, serverName: String? = nil, badReplies: Bool = false,
         environment: [String: String] = [:], config: String? = nil, before: ((DaemonProcess) throws -> Void)? = nil
     ) async throws -> DaemonFixture {
         let bus = try DBusSession()
         var server: TestNotificationServer?
         if withServer {
-            let s = TestNotificationServer(busAddress: bus.address, capabilities: capabilities, badReplies: badReplies)
+            let s = TestNotificationServer(busAddress: bus.address, capabilities: capabilities, name: serverName,
+                                           badReplies: badReplies)
             try await s.start()
             server = s
         }

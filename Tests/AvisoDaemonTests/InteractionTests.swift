@@ -67,6 +67,20 @@ struct InteractionTests {
         #expect(n.hints?["category"] == .string("chores"))
     }
 
+    @Test func xfce4NotifydIsNotSentTheDefaultActionTwice() async throws {
+        // It draws `default` as a button: where the default action is a button already, it is left out.
+        let f = try await DaemonFixture.start(serverName: "Xfce Notify Daemon", config: Self.config + """
+            [Category single]
+            Actions=done
+            DefaultAction=done
+
+            """)
+        defer { f.stop() }
+        _ = try await f.daemon.log.next { $0.contains("notification server: Xfce Notify Daemon") }
+        try f.ctl("add", "--id", "bins", "--in", "50ms", "--title", "Bins", "--category", "single")
+        #expect(try await f.server!.next("notify").actions == ["done", "Done"])
+    }
+
     @Test func aServerWithoutActionsGetsNoButtonsAndRespondStillWorks() async throws {
         let f = try await DaemonFixture.start(capabilities: ["body"], config: Self.config)
         defer { f.stop() }

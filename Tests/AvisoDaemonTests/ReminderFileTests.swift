@@ -123,6 +123,14 @@ struct ReminderFileTests {
         if reminders.problems.isEmpty {
             for id in ["medication", "water", "water-half", "weekly-review"] { #expect(reminders.reminders[id] != nil, "\(id)") }
         }
+        // Every category a shipped reminder names is declared, and the actions and categories have no mistakes.
+        let example = URL(fileURLWithPath: directory).deletingLastPathComponent().appendingPathComponent("aviso.conf").path
+        let book = CategoryBook(configuration: try #require(ConfigLoader.load(path: example).configuration), reminders: reminders)
+        #expect(book.problems.isEmpty, "\(book.problems)")
+        let named = Set(reminders.reminders.values.compactMap(\.request.content.categoryID))
+        #expect(named == ["reminder", "habit", "work"])
+        for category in named { #expect(book.problem(naming: category) == nil, "\(category)") }
+        #expect(book.categories.values.allSatisfy { !$0.value.actions.isEmpty })
         let text = try ["health.conf", "routine.conf", "chores.conf"].map {
             try String(contentsOfFile: directory + "/" + $0, encoding: .utf8)
         }.joined()

@@ -13,6 +13,11 @@ public struct CategoryBook: Hashable, Sendable {
 
     public init() {}
 
+    /// The actions and categories of aviso.conf and of the reminder files, in that order.
+    public init(configuration: Configuration, reminders: ReminderDirectory?) {
+        self.init([configuration.groups] + (reminders?.presentationSources ?? []))
+    }
+
     /// Lays the groups of each source over the ones before, in order.
     init(_ sources: [PresentationGroups]) {
         for source in sources {

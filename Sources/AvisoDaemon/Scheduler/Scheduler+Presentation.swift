@@ -56,11 +56,16 @@ extension Scheduler {
                     """)
             }
         }
-        if let name = category.defaultAction, let action = book.action(name) {
+        if let name = category.defaultAction, let action = book.action(name),
+           !(Self.drawsDefaultAsButton.contains(server?.name ?? "") && popup.buttons.contains { $0.key == name }) {
             popup.buttons.append(Popup.Button(key: "default", label: action.label))
         }
         return (popup, hidden)
     }
+
+    /// Servers that draw the `default` action as one more button instead of running it on a click on the popup
+    /// (measured: xfce4-notifyd 0.7); where the default action is already a button it is not sent twice to them.
+    static let drawsDefaultAsButton: Set<String> = ["Xfce Notify Daemon"]
 
     /// The session was locked or unlocked: popups of hidden-when-locked categories still on screen are shown again
     /// in place, hidden or in full.
@@ -78,7 +83,7 @@ extension Scheduler {
 
     /// Rebuilds the actions and categories in effect from aviso.conf and the reminder files, and logs new problems.
     func rebuildBook() {
-        let rebuilt = CategoryBook([configuration.groups] + (reminders?.presentationSources ?? []))
+        let rebuilt = CategoryBook(configuration: configuration, reminders: reminders)
         for p in rebuilt.problems where !book.problems.contains(p) { Log.error(p.description) }
         book = rebuilt
         prompt = PromptTool.resolve(configuration.prompt, path: environment["PATH"])
