@@ -28,11 +28,14 @@ enum Add {
           --max-late SPAN   Skip an occurrence that would be delivered more than SPAN late (after sleep or downtime);
                             the default is MaxLate= in aviso.conf (no limit unless set)
           --priority N      Priority class 0 (highest) to 99, instead of the one from the identifier's prefix
-          --thread ID       Thread: popups of one thread replace each other on screen
+          --thread ID       Thread: one popup per thread on screen, showing its most relevant notification and
+                            how many more it folds in; closing it closes them all
           --category NAME   Category: its actions become the popup's buttons (see 'avisoctl categories'); a
                             freedesktop category such as im.received is sent as the 'category' hint
-          --relevance X     Relevance from 0 to 1
-          --level L         passive, active (default), time-sensitive or critical (critical never expires)
+          --relevance X     Relevance from 0 to 1: notifications released together, and the lines of a
+                            summary, come most relevant first
+          --level L         passive (quiet, transient), active (default), time-sensitive (breaks through quiet
+                            hours, never folded into a summary) or critical (never expires, breaks through all)
           --image PATH      Image file shown in the popup
           --data KEY=VALUE  User data; VALUE is JSON when it parses as JSON, a string otherwise (repeatable)
           --summary         Wait for the next scheduled summary ([Summary] At= in aviso.conf) and arrive in it

@@ -30,7 +30,8 @@ let usage = """
       status            Show the daemon's state
       reload            Re-read the configuration
       list              List the whole model: armed and waiting requests, and why they wait
-      stats             Counters since start: evictions per priority class, firings, deliveries
+      stats             Counters: evictions per priority class, firings, deliveries; per category the
+                        deliveries, actions, dismissals and expiries
       categories        List the categories and their actions
       respond           Run an action of a delivered notification (for servers without buttons, and scripts)
       events            Show what happened to notifications; --follow streams them
