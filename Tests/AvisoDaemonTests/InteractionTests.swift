@@ -252,6 +252,26 @@ struct InteractionTests {
         #expect(event["activationToken"] as? String == "token-123")
     }
 
+    @Test func aProgramThatWritesMuchAndNeverReadsALargeEventEndsAndIsReaped() async throws {
+        // It fills its stderr pipe without reading its stdin: the event must be written as it reads and its stderr
+        // read meanwhile, or both sides wait for ever.
+        let f = try await DaemonFixture.start(config: Self.config + """
+            [Action chatty]
+            Run=exec /bin/sh -c "head -c 200000 /dev/zero >&2"
+
+            [Category big]
+            Actions=chatty
+
+            """)
+        defer { f.stop() }
+        // 120 KB of body: more than a pipe holds.
+        let body = String(repeating: "x", count: 120_000)
+        try f.ctl("add", "--id", "big", "--in", "50ms", "--title", "Big", "--body", body, "--category", "big")
+        _ = try await f.daemon.log.next { $0.contains("delivered 'big'") }
+        try f.ctl("respond", "big", "chatty")
+        _ = try await f.daemon.log.next { $0.contains("'big': chatty: /bin/sh exited 0") }
+    }
+
     @Test func dismissingRunsTheCategorysDismissActionAndStatsCountIt() async throws {
         var hookPath = ""
         let f = try await DaemonFixture.start(config: Self.config) { daemon in

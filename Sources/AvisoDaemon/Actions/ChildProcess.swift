@@ -62,24 +62,34 @@ struct ChildProcess: Sendable {
     ///
     /// A grandchild that keeps the pipes open does not hold this up past the child's own end.
     func finish(stdin: String?) -> (status: Int32, output: String, errors: String) {
-        if let stdin {
-            var bytes = Array(stdin.utf8)[...]
-            while !bytes.isEmpty {
-                let n = bytes.withUnsafeBytes { Glibc.write(input, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                bytes = bytes.dropFirst(n)
-            }
+        // Written as the child reads it, beside its output: a program that never reads a large event cannot hold
+        // this thread up, nor fill its stderr pipe while we wait to write.
+        var pendingInput = Array((stdin ?? "").utf8)[...]
+        var input = self.input
+        if pendingInput.isEmpty {
+            close(input)
+            input = -1
+        } else {
+            _ = fcntl(input, F_SETFL, fcntl(input, F_GETFL) | O_NONBLOCK)
         }
-        close(input)
         var out: [UInt8] = [], err: [UInt8] = []
         var open = [output, errors].filter { $0 >= 0 }
         var status: Int32?
         while !open.isEmpty {
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            if input >= 0 { fds.append(pollfd(fd: input, events: Int16(POLLOUT), revents: 0)) }
             _ = poll(&fds, nfds_t(fds.count), status == nil ? 200 : 0)
             var progressed = false
             for p in fds where p.revents != 0 {
+                if p.fd == input {
+                    let n = pendingInput.withUnsafeBytes { Glibc.write(input, $0.baseAddress, $0.count) }
+                    if n > 0 { pendingInput = pendingInput.dropFirst(n) }
+                    if pendingInput.isEmpty || (n < 0 && errno != EINTR && errno != EAGAIN) {
+                        close(input)
+                        input = -1
+                    }
+                    continue
+                }
                 var chunk = [UInt8](repeating: 0, count: 4096)
                 let n = chunk.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
                 if n > 0 {
@@ -97,6 +107,7 @@ struct ChildProcess: Sendable {
                 open = []
             }
         }
+        if input >= 0 { close(input) }
         let final = status ?? reap(wait: true) ?? -1
         let text = { (b: [UInt8]) in String(decoding: b, as: UTF8.self) }
         return (final, text(out), text(err).split(separator: "\n").joined(separator: " | "))
