@@ -55,6 +55,20 @@ struct PresentationDeliveryTests {
         #expect(try f.json("delivered").map { $0["id"] as? String } == ["train"])
     }
 
+    @Test func quietThatEndsInThePastOrAfter2199IsRefusedAndNothingChanges() async throws {
+        let f = try await DaemonFixture.start()
+        defer { f.stop() }
+        try f.ctl("quiet", "on", "--for", "1h")
+        let before = try f.ctl("quiet", "--json")
+        for (args, message) in [(["quiet", "on", "--until", "2020-01-01 10:00"], "ends in the past"),
+                                (["quiet", "on", "--for", "290y"], "ends after 2199-12-31T23:59:59Z")] {
+            let r = try f.daemon.ctl(args)
+            #expect(r.status == 1, "\(args)")
+            #expect(r.stderr.contains(message) && r.stderr.contains("nothing changed"), "\(r.stderr)")
+        }
+        #expect(try f.ctl("quiet", "--json") == before)
+    }
+
     @Test func quietSaidWithAvisoctlLastsAcrossARestart() async throws {
         let f = try await DaemonFixture.start()
         defer { f.stop() }

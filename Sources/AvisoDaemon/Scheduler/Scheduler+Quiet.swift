@@ -19,6 +19,12 @@ extension Scheduler {
                     quiet until \(ISO8601.format(until)) ends in the past (it is now \(ISO8601.format(current))); nothing changed
                     """))
             }
+            if let until, until > .latestSupported {
+                return .error(ReplyError(code: "invalid", message: """
+                    quiet until \(ISO8601.format(until)) ends after \(ISO8601.format(.latestSupported)), the last instant \
+                    aviso can schedule; use 'quiet on' without an end instead; nothing changed
+                    """))
+            }
             override = .on(until: until)
         case .off:
             override = quiet.turnedOff(at: current, in: zones.local)
