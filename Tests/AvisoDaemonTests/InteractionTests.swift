@@ -46,6 +46,16 @@ struct InteractionTests {
         return path
     }
 
+    /// Adds `id` due in 50 ms with `args` (title, category...) and waits until avisod has it delivered; returns the
+    /// Notify the server saw.
+    func delivered(_ f: DaemonFixture, _ id: String, _ args: String...) async throws -> TestNotificationServer.Event {
+        let r = try f.daemon.ctl(["add", "--id", id, "--in", "50ms"] + args)
+        #expect(r.status == 0, "\(r.stderr)")
+        let n = try await f.server!.next("notify")
+        _ = try await f.daemon.log.next { $0.contains("delivered '\(id)'") }
+        return n
+    }
+
     /// `avisoctl events --json`: one object per line.
     func events(_ f: DaemonFixture) throws -> [[String: Any]] {
         try f.ctl("events", "--json").split(separator: "\n").map { line in
@@ -97,9 +107,7 @@ struct InteractionTests {
     @Test func snoozeClosesThePopupAndArmsItAgainForItsSpan() async throws {
         let f = try await DaemonFixture.start(config: Self.config)
         defer { f.stop() }
-        try f.ctl("add", "--id", "bins", "--in", "50ms", "--title", "Bins", "--category", "chores")
-        let n = try await f.server!.next("notify")
-        _ = try await f.daemon.log.next { $0.contains("delivered 'bins'") }
+        let n = try await delivered(f, "bins", "--title", "Bins", "--category", "chores")
         let clicked = Date()
         f.server!.invoke(id: n.id!, key: "later")
         let close = try await f.server!.next("close")
@@ -134,9 +142,7 @@ struct InteractionTests {
     @Test func repeatShowsItAgainInPlace() async throws {
         let f = try await DaemonFixture.start(config: Self.config)
         defer { f.stop() }
-        try f.ctl("add", "--id", "bins", "--in", "50ms", "--title", "Bins", "--body", "Tuesday", "--category", "chores")
-        let n = try await f.server!.next("notify")
-        _ = try await f.daemon.log.next { $0.contains("delivered 'bins'") }
+        let n = try await delivered(f, "bins", "--title", "Bins", "--body", "Tuesday", "--category", "chores")
         f.server!.invoke(id: n.id!, key: "default")
         let again = try await f.server!.next("notify")
         #expect(again.replacesID == n.id)
@@ -147,9 +153,7 @@ struct InteractionTests {
     @Test func dismissClosesThePopupAndForgetsIt() async throws {
         let f = try await DaemonFixture.start(config: Self.config)
         defer { f.stop() }
-        try f.ctl("add", "--id", "bins", "--in", "50ms", "--title", "Bins", "--category", "chores")
-        let n = try await f.server!.next("notify")
-        _ = try await f.daemon.log.next { $0.contains("delivered 'bins'") }
+        let n = try await delivered(f, "bins", "--title", "Bins", "--category", "chores")
         f.server!.invoke(id: n.id!, key: "done")
         let close = try await f.server!.next("close")
         #expect(close.id == n.id)
@@ -236,9 +240,7 @@ struct InteractionTests {
                 """)
         }
         defer { f.stop() }
-        try f.ctl("add", "--id", "pill", "--in", "50ms", "--title", "Pill", "--body", "\"blue\"", "--category", "logged")
-        let n = try await f.server!.next("notify")
-        _ = try await f.daemon.log.next { $0.contains("delivered 'pill'") }
+        let n = try await delivered(f, "pill", "--title", "Pill", "--body", "\"blue\"", "--category", "logged")
         f.server!.invoke(id: n.id!, key: "log", token: "token-123")
         let exited = try await f.daemon.log.next { $0.contains("'pill': log:") && $0.contains("exited") }
         #expect(exited.contains("exited 0: hook says hello"), "\(exited)")
@@ -315,9 +317,7 @@ struct InteractionTests {
     @Test func anActionForAnUnknownPopupOrKeyIsIgnoredAndLogged() async throws {
         let f = try await DaemonFixture.start(config: Self.config)
         defer { f.stop() }
-        try f.ctl("add", "--id", "bins", "--in", "50ms", "--title", "Bins", "--category", "chores")
-        let n = try await f.server!.next("notify")
-        _ = try await f.daemon.log.next { $0.contains("delivered 'bins'") }
+        let n = try await delivered(f, "bins", "--title", "Bins", "--category", "chores")
         f.server!.invoke(id: 9_999, key: "done")
         _ = try await f.daemon.log.next { $0.contains("notification 9999, which aviso does not know, is ignored") }
         f.server!.invoke(id: n.id!, key: "rm -rf")

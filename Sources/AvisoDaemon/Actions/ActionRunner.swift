@@ -1,42 +1,36 @@
 import AvisoCore
+import FoundationEssentials
 import Glibc
 
 /// What an `exec` action's program is told, as one JSON object on its stdin.
-struct ActionEvent: Sendable {
+struct ActionEvent: Sendable, Encodable {
     var id: String
     var action: String
     var text: String?
-    var token: String?
+    var activationToken: String?
     var category: String?
     var title: String
     var body: String
-    var at: WallTime
+    /// When the action was chosen, ISO 8601 UTC with milliseconds.
+    var t: String
 
-    var json: String {
-        var fields = ["\"id\":\(Self.quoted(id))", "\"action\":\(Self.quoted(action))", "\"title\":\(Self.quoted(title))",
-                      "\"body\":\(Self.quoted(body))", "\"t\":\(Self.quoted(ISO8601.formatMilliseconds(at)))"]
-        if let text { fields.append("\"text\":\(Self.quoted(text))") }
-        if let category { fields.append("\"category\":\(Self.quoted(category))") }
-        if let token { fields.append("\"activationToken\":\(Self.quoted(token))") }
-        return "{" + fields.joined(separator: ",") + "}\n"
+    init(id: String, action: String, text: String?, token: String?, category: String?, title: String, body: String,
+         at: WallTime) {
+        self.id = id
+        self.action = action
+        self.text = text
+        activationToken = token
+        self.category = category
+        self.title = title
+        self.body = body
+        t = ISO8601.formatMilliseconds(at)
     }
 
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+    /// One line; absent fields (no text, no category, no token) are left out.
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return ((try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n"
     }
 }
 

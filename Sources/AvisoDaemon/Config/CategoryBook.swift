@@ -21,24 +21,8 @@ public struct CategoryBook: Hashable, Sendable {
     /// Lays the groups of each source over the ones before, in order.
     init(_ sources: [PresentationGroups]) {
         for source in sources {
-            for a in source.actions {
-                if let first = actions[a.value.name] {
-                    problems.append(ConfigProblem(file: a.file, line: a.line, message: """
-                        [Action \(a.value.name)] is also declared in \(first.file) (line \(first.line)); that one is used
-                        """))
-                } else {
-                    actions[a.value.name] = a
-                }
-            }
-            for c in source.categories {
-                if let first = categories[c.value.name] {
-                    problems.append(ConfigProblem(file: c.file, line: c.line, message: """
-                        [Category \(c.value.name)] is also declared in \(first.file) (line \(first.line)); that one is used
-                        """))
-                } else {
-                    categories[c.value.name] = c
-                }
-            }
+            Self.keepFirst(source.actions, named: \.name, group: "Action", in: &actions, problems: &problems)
+            Self.keepFirst(source.categories, named: \.name, group: "Category", in: &categories, problems: &problems)
         }
         for (name, var c) in categories {
             let refs: [(key: String, names: [String])] = [
@@ -60,6 +44,23 @@ public struct CategoryBook: Hashable, Sendable {
             categories[name] = c
         }
         problems.sort { ($0.file, $0.line ?? 0) < ($1.file, $1.line ?? 0) }
+    }
+
+    /// Adds each declaration to `table` unless its name is there already, which is a problem at the later one.
+    private static func keepFirst<T>(
+        _ declared: [Declared<T>], named name: KeyPath<T, String>, group: String, in table: inout [String: Declared<T>],
+        problems: inout [ConfigProblem]
+    ) {
+        for d in declared {
+            let key = d.value[keyPath: name]
+            if let first = table[key] {
+                problems.append(ConfigProblem(file: d.file, line: d.line, message: """
+                    [\(group) \(key)] is also declared in \(first.file) (line \(first.line)); that one is used
+                    """))
+            } else {
+                table[key] = d
+            }
+        }
     }
 
     /// Whether a request may name `category`: declared, or one of the freedesktop categories.
