@@ -12,6 +12,8 @@ final class NotificationServer: BusObject {
     let version: String
     /// Answer every call with a tuple of the wrong type, as a non-conforming server might.
     let badReplies: Bool
+    /// An action key emitted as ActionInvoked for each Notify before the call is answered.
+    let invokeBeforeReply: String?
     private let server = BusServer(
         bus: .session, name: "org.freedesktop.Notifications", objectPath: "/org/freedesktop/Notifications",
         interface: BusInterface("org.freedesktop.Notifications")
@@ -30,11 +32,12 @@ final class NotificationServer: BusObject {
             .signal("ActivationToken", [("id", "u"), ("activation_token", "s")]))
     private var nextID: UInt32 = 1
 
-    init(capabilities: [String], name: String, version: String, badReplies: Bool = false) {
+    init(capabilities: [String], name: String, version: String, badReplies: Bool = false, invokeBeforeReply: String? = nil) {
         self.capabilities = capabilities
         self.name = name
         self.version = version
         self.badReplies = badReplies
+        self.invokeBeforeReply = invokeBeforeReply
     }
 
     /// Owns the bus name, serves until `quit` or end of stdin, and returns the process exit status.
@@ -121,6 +124,9 @@ final class NotificationServer: BusObject {
             ("expire_timeout", .int(Int64(g_variant_get_int32(args[7])))),
             ("at_ns", .int(arrived)),
         ])
+        if let key = invokeBeforeReply, invocation != nil {
+            _ = command(["action", String(id), key])
+        }
         if let invocation { g_dbus_method_invocation_return_value(invocation, BusServer.tuple([g_variant_new_uint32(id)])) }
     }
 

@@ -3,11 +3,15 @@ import TestBusServerKit
 
 // aviso-test-notifyd: a scriptable org.freedesktop.Notifications server for tests.
 // Usage: aviso-test-notifyd [--caps body,body-markup,actions] [--name NAME] [--version V] [--bad-replies]
+//                           [--invoke-before-reply KEY]
+// --invoke-before-reply: on each Notify, emit ActionInvoked(id, KEY) before answering the call, as a fast script
+// (or a person quicker than the bus) can make a server do.
 
 var capabilities = ["body", "body-markup", "actions", "persistence"]
 var name = "aviso-test-notifyd"
 var version = "1.0"
 var badReplies = false
+var invokeBeforeReply: String?
 
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
@@ -23,11 +27,13 @@ while let option = arguments.popFirst() {
     case "--caps": capabilities = value.split(separator: ",").map(String.init)
     case "--name": name = value
     case "--version": version = value
+    case "--invoke-before-reply": invokeBeforeReply = value
     default:
         EventLine.write("aviso-test-notifyd: unknown option \(option)", to: 2)
         exit(2)
     }
 }
 
-let server = NotificationServer(capabilities: capabilities, name: name, version: version, badReplies: badReplies)
+let server = NotificationServer(capabilities: capabilities, name: name, version: version, badReplies: badReplies,
+                                invokeBeforeReply: invokeBeforeReply)
 exit(server.run())

@@ -314,6 +314,18 @@ struct InteractionTests {
         #expect((nag["actions"] as? [String: Int])?["noted"] == 1)
     }
 
+    @Test func anActionThatArrivesBeforeTheNotifyAnswerIsKeptUntilIt() async throws {
+        // The server emits ActionInvoked before it answers Notify: the action must wait for the id, not be lost.
+        let f = try await DaemonFixture.start(invokeBeforeReply: "done", config: Self.config)
+        defer { f.stop() }
+        try f.ctl("add", "--id", "bins", "--in", "50ms", "--title", "Bins", "--category", "chores")
+        let n = try await f.server!.next("notify")
+        _ = try await f.server!.next("invoked")
+        _ = try await f.daemon.log.next { $0.contains("'bins': done (dismiss)") }
+        #expect(try await f.server!.next("close").id == n.id)
+        #expect(try f.json("delivered").isEmpty)
+    }
+
     @Test func anActionForAnUnknownPopupOrKeyIsIgnoredAndLogged() async throws {
         let f = try await DaemonFixture.start(config: Self.config)
         defer { f.stop() }

@@ -19,7 +19,8 @@ extension Scheduler {
     }
 
     /// The Notify call for a popup: its content (hidden where previews are hidden now), its level, how many more a
-    /// thread's popup folds in, and the buttons of its category as this server can show them. Returns whether the content was hidden.
+    /// thread's popup folds in, and the buttons of its category as this server can show them. Returns whether the
+    /// content was hidden.
     func makePopup(_ shown: ShownPopup, replaces: UInt32) -> (Popup, hidden: Bool) {
         var content = shown.content
         content.level = level(of: content)
