@@ -36,11 +36,12 @@ extension Scheduler {
             return storageError("quiet hours were not changed", error)
         }
         quiet.override = override
-        Log.info("quiet: \(quietInfo().reason)")
         releasedFromQuiet = heldBefore
         deliverOutbox()
         releasedFromQuiet = []
-        return .ok(.quiet(quietInfo()))
+        let info = quietInfo()
+        Log.info("quiet: \(info.reason)")
+        return .ok(.quiet(info))
     }
 
     /// What `quiet` and `status` report.

@@ -167,7 +167,11 @@ public final class Store {
     /// At most once: after this commits the entry is never sent again, even if the daemon dies before the send.
     /// Returns nil when there is no such outbox entry.
     public func beginDelivery(_ id: String, at: WallTime) throws(StoreError) -> DeliveredRecord? {
-        try transaction { () throws(StoreError) -> DeliveredRecord? in try moveToDelivered(id, at: at) }
+        try transaction { () throws(StoreError) -> DeliveredRecord? in
+            guard let content = try moveToDelivered(id, at: at) else { return nil }
+            return DeliveredRecord(id: id, content: try decode(Content.self, content, what: "outbox entry '\(id)'"),
+                                   delivered: at)
+        }
     }
 
     /// `beginDelivery` for several in one transaction (one disk flush for a summary of a thousand); returns the ids
@@ -180,7 +184,8 @@ public final class Store {
         }
     }
 
-    private func moveToDelivered(_ id: String, at: WallTime) throws(StoreError) -> DeliveredRecord? {
+    /// Moves one outbox row to the delivered table; returns its content as stored (JSON), or nil when there is none.
+    private func moveToDelivered(_ id: String, at: WallTime) throws(StoreError) -> String? {
         let found = try statement("SELECT content, due, late FROM outbox WHERE id = ?").rows([.text(id)]) { row in
             (row.text(0) ?? "", row.integer(1) ?? 0, row.integer(2) ?? 0)
         }
@@ -190,8 +195,7 @@ public final class Store {
             INSERT OR REPLACE INTO delivered (id, content, delivered, server_id, server_owner, due, late)
             VALUES (?, ?, ?, NULL, NULL, ?, ?)
             """).run([.text(id), .text(content), .integer(at.nanoseconds), .integer(due), .integer(late)])
-        return DeliveredRecord(id: id, content: try decode(Content.self, content, what: "outbox entry '\(id)'"),
-                               delivered: at)
+        return content
     }
 
     /// Undoes `beginDelivery` in one transaction, for a send that certainly did not happen (no server).
