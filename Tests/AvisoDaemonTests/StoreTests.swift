@@ -93,12 +93,12 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
         let store = try Store(path: path)
         try store.recordFiring(scheduled("x", next: nil), outbox: entry("x", due: 100, late: true))
 
-        let record = try #require(try store.beginDelivery("x", at: WallTime(seconds: 150)))
-        #expect(record == DeliveredRecord(id: "x", content: Content(title: "due x"), delivered: WallTime(seconds: 150)))
+        #expect(try store.beginDelivery(["x", "never-fired"], at: WallTime(seconds: 150)) == ["x"])
         #expect(try store.outbox().isEmpty)
-        #expect(try store.delivered() == [record])
+        #expect(try store.delivered()
+            == [DeliveredRecord(id: "x", content: Content(title: "due x"), delivered: WallTime(seconds: 150))])
         // At most once: a second begin finds nothing to send.
-        #expect(try store.beginDelivery("x", at: WallTime(seconds: 151)) == nil)
+        #expect(try store.beginDelivery(["x"], at: WallTime(seconds: 151)).isEmpty)
 
         try store.abortDelivery("x")
         #expect(try store.delivered().isEmpty)
@@ -108,7 +108,7 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
     @Test func abortDoesNotUndoADeliveryTheServerAcknowledged() throws {
         let store = try Store(path: path)
         try store.recordFiring(scheduled("x", next: nil), outbox: entry("x", due: 100))
-        _ = try store.beginDelivery("x", at: WallTime(seconds: 150))
+        try store.beginDelivery(["x"], at: WallTime(seconds: 150))
         try store.setServerID(["x"], serverID: 42, owner: ":1.7")
         try store.abortDelivery("x")
         #expect(try store.outbox().isEmpty)
@@ -119,7 +119,7 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
         let store = try Store(path: path)
         for (id, owner) in [("a", ":1.7"), ("b", ":1.9")] {
             try store.recordFiring(scheduled(id, next: nil), outbox: entry(id, due: 100))
-            _ = try store.beginDelivery(id, at: WallTime(seconds: id == "a" ? 200 : 300))
+            try store.beginDelivery([id], at: WallTime(seconds: id == "a" ? 200 : 300))
             try store.setServerID([id], serverID: id == "a" ? 1 : 2, owner: owner)
         }
         try store.clearServerIDs(exceptOwner: ":1.9")
@@ -133,7 +133,7 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
         let store = try Store(path: path)
         for id in ["a", "b"] {
             try store.recordFiring(scheduled(id, next: nil), outbox: entry(id, due: 100))
-            _ = try store.beginDelivery(id, at: WallTime(seconds: 200))
+            try store.beginDelivery([id], at: WallTime(seconds: 200))
         }
         try store.recordClosed(["a"], reason: 2, at: WallTime(seconds: 250))
         #expect(try store.delivered().map(\.id) == ["b"])
@@ -153,7 +153,7 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
             try store.put(request)
             try store.recordFiring(scheduled("due", next: nil), outbox: entry("due", due: 100))
             try store.recordFiring(scheduled("shown", next: nil), outbox: entry("shown", due: 90))
-            _ = try store.beginDelivery("shown", at: WallTime(seconds: 95))
+            try store.beginDelivery(["shown"], at: WallTime(seconds: 95))
             try store.setServerID(["shown"], serverID: 7, owner: ":1.3")
             store.close()
         }

@@ -58,7 +58,7 @@ extension Scheduler {
     /// scheduled) when the store refuses, with nothing taken.
     func begin(_ entries: [OutboxEntry], at: WallTime) -> Bool {
         do {
-            _ = try store.beginDeliveries(entries.map(\.id), at: at)
+            try store.beginDelivery(entries.map(\.id), at: at)
         } catch {
             storeFailed("recording the delivery of '\(entries.first?.id ?? "")'\(entries.count > 1 ? " and \(entries.count - 1) more" : "")", error)
             return false

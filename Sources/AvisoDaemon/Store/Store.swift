@@ -162,40 +162,32 @@ public final class Store {
         return all.compactMap { $0 }
     }
 
-    /// Moves an outbox entry to the delivered table (server id unknown) in one transaction, before the send.
+    /// Moves outbox entries to the delivered table (server id unknown) in one transaction, before the send: one disk
+    /// flush, also for a summary of a thousand.
     ///
-    /// At most once: after this commits the entry is never sent again, even if the daemon dies before the send.
-    /// Returns nil when there is no such outbox entry.
-    public func beginDelivery(_ id: String, at: WallTime) throws(StoreError) -> DeliveredRecord? {
-        try transaction { () throws(StoreError) -> DeliveredRecord? in
-            guard let content = try moveToDelivered(id, at: at) else { return nil }
-            return DeliveredRecord(id: id, content: try decode(Content.self, content, what: "outbox entry '\(id)'"),
-                                   delivered: at)
-        }
-    }
-
-    /// `beginDelivery` for several in one transaction (one disk flush for a summary of a thousand); returns the ids
-    /// that were in the outbox and are now delivered.
-    public func beginDeliveries(_ ids: [String], at: WallTime) throws(StoreError) -> [String] {
+    /// At most once: after this commits an entry is never sent again, even if the daemon dies before the send.
+    /// Returns the ids that were in the outbox and are now delivered.
+    @discardableResult
+    public func beginDelivery(_ ids: [String], at: WallTime) throws(StoreError) -> [String] {
         try transaction { () throws(StoreError) -> [String] in
             var moved: [String] = []
-            for id in ids where try moveToDelivered(id, at: at) != nil { moved.append(id) }
+            for id in ids where try moveToDelivered(id, at: at) { moved.append(id) }
             return moved
         }
     }
 
-    /// Moves one outbox row to the delivered table; returns its content as stored (JSON), or nil when there is none.
-    private func moveToDelivered(_ id: String, at: WallTime) throws(StoreError) -> String? {
+    /// Moves one outbox row to the delivered table; false when there is none.
+    private func moveToDelivered(_ id: String, at: WallTime) throws(StoreError) -> Bool {
         let found = try statement("SELECT content, due, late FROM outbox WHERE id = ?").rows([.text(id)]) { row in
             (row.text(0) ?? "", row.integer(1) ?? 0, row.integer(2) ?? 0)
         }
-        guard let (content, due, late) = found.first else { return nil }
+        guard let (content, due, late) = found.first else { return false }
         try statement("DELETE FROM outbox WHERE id = ?").run([.text(id)])
         try statement("""
             INSERT OR REPLACE INTO delivered (id, content, delivered, server_id, server_owner, due, late)
             VALUES (?, ?, ?, NULL, NULL, ?, ?)
             """).run([.text(id), .text(content), .integer(at.nanoseconds), .integer(due), .integer(late)])
-        return content
+        return true
     }
 
     /// Undoes `beginDelivery` in one transaction, for a send that certainly did not happen (no server).
