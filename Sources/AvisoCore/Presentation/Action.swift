@@ -1,7 +1,6 @@
 /// What an action does when a person chooses it: the `Run=` of an `[Action NAME]` group.
 ///
-/// The verbs are a closed set here, matched exhaustively by the daemon, so a new one (adaptive reminders add `log`)
-/// is one case and one parse branch.
+/// The verbs are a closed set here, matched exhaustively by the daemon: a new one is one case and one parse branch.
 public enum ActionVerb: Hashable, Sendable {
     /// Show the notification again after a span (`snooze 10min`; `snooze` alone is 10 minutes).
     case snooze(Span)
@@ -15,12 +14,14 @@ public enum ActionVerb: Hashable, Sendable {
     case open(String)
     /// Run a program, no shell (`exec PROGRAM ARG...`): the event as JSON on stdin, `AVISO_*` in its environment.
     case exec([String])
+    /// Log the item whose reminder this is, and re-plan its reminders (`log`).
+    case log
 
     /// `snooze` without a span.
     public static let defaultSnooze = Span.seconds(600)
 
     /// The verbs `Run=` accepts, for messages.
-    public static let names = ["snooze SPAN", "repeat", "change", "dismiss", "open URI", "exec PROGRAM ARG..."]
+    public static let names = ["snooze SPAN", "repeat", "change", "dismiss", "open URI", "exec PROGRAM ARG...", "log"]
 
     /// Parses `Run=` text. Errors name the verb and say what it needs.
     public static func parse(_ text: String) throws(ValidationError) -> ActionVerb {
@@ -49,6 +50,7 @@ public enum ActionVerb: Hashable, Sendable {
         case "repeat": return try noArguments(.showAgain)
         case "change": return try noArguments(.change)
         case "dismiss": return try noArguments(.dismiss)
+        case "log": return try noArguments(.log)
         case "open":
             guard rest.count == 1 else { throw ValidationError(.action, "Run='\(text)': 'open' takes one URI") }
             return .open(rest[0])
@@ -69,6 +71,7 @@ public enum ActionVerb: Hashable, Sendable {
         case .dismiss: "dismiss"
         case .open(let uri): "open \(CommandLineWords.quote(uri))"
         case .exec(let argv): "exec " + argv.map(CommandLineWords.quote).joined(separator: " ")
+        case .log: "log"
         }
     }
 }
