@@ -20,6 +20,12 @@ public enum Codec {
         var mode: String?
         /// `quiet on`: nanoseconds since the epoch.
         var until: WallTime?
+        /// `sync`: the new set.
+        var requests: [Request]?
+        /// `log`: when it was done, nanoseconds since the epoch.
+        var at: WallTime?
+        /// `log`: how many.
+        var count: Int?
     }
 
     private struct ReplyFrame: Codable {
@@ -37,6 +43,9 @@ public enum Codec {
         var categories: [CategoryInfo]?
         var events: [EventInfo]?
         var quiet: QuietInfo?
+        var sync: SyncInfo?
+        var item: ItemInfo?
+        var items: [ItemInfo]?
     }
 
     /// One line (with its trailing newline) for `command`.
@@ -63,6 +72,10 @@ public enum Codec {
             case .on(let until): f.mode = "on"; f.until = until
             case .off: f.mode = "off"
             }
+        case .sync(let prefix, let requests): f.op = "sync"; f.prefix = prefix; f.requests = requests
+        case .log(let item, let at, let count): f.op = "log"; f.id = item; f.at = at; f.count = count
+        case .unlog(let item): f.op = "unlog"; f.id = item
+        case .items: f.op = "items"
         }
         return line(f)
     }
@@ -128,6 +141,18 @@ public enum Codec {
             case let other?:
                 throw ReplyError(code: "malformed", message: "'quiet' mode '\(other)' is not on or off")
             }
+        case "sync":
+            guard let prefix = f.prefix, !prefix.isEmpty, let requests = f.requests else {
+                throw ReplyError(code: "malformed", message: "'sync' needs a non-empty 'prefix' and a 'requests' array (empty to remove them all)")
+            }
+            return .sync(prefix: prefix, requests: requests)
+        case "log":
+            guard let item = f.id else { throw ReplyError(code: "malformed", message: "'log' needs an 'id', the item's name") }
+            return .log(item: item, at: f.at, count: f.count)
+        case "unlog":
+            guard let item = f.id else { throw ReplyError(code: "malformed", message: "'unlog' needs an 'id', the item's name") }
+            return .unlog(item: item)
+        case "items": return .items
         default:
             throw ReplyError(code: "unknown-op", message: "unknown operation '\(op)'")
         }
@@ -162,6 +187,9 @@ public enum Codec {
             case .responded(let id): f.id = id
             case .events(let e): f.events = e
             case .quiet(let q): f.quiet = q
+            case .synced(let s): f.sync = s
+            case .item(let i): f.item = i
+            case .items(let i): f.items = i
             }
         }
         return line(f)
@@ -194,6 +222,9 @@ public enum Codec {
         case .respond: guard let id = f.id else { throw missing }; return .ok(.responded(id))
         case .events: return .ok(.events(f.events ?? []))
         case .quiet: guard let q = f.quiet else { throw missing }; return .ok(.quiet(q))
+        case .sync: guard let s = f.sync else { throw missing }; return .ok(.synced(s))
+        case .log, .unlog: guard let i = f.item else { throw missing }; return .ok(.item(i))
+        case .items: return .ok(.items(f.items ?? []))
         }
     }
 

@@ -45,6 +45,84 @@ public enum Command: Hashable, Sendable {
     case events(follow: Bool)
     /// Reads or changes quiet hours.
     case quiet(QuietChange)
+    /// Replaces every request added over the socket whose identifier starts with `prefix` by `requests`, in one
+    /// transaction: all of them are valid and start with the prefix, or nothing changes.
+    case sync(prefix: String, requests: [Request])
+    /// Logs an item (at `at`, nil: now; `count` times, nil: once) and re-plans its reminders.
+    case log(item: String, at: WallTime?, count: Int?)
+    /// Removes the latest entry of an item's log and re-plans its reminders.
+    case unlog(item: String)
+    /// The items and what their logs say.
+    case items
+}
+
+/// What `sync` changed, by identifier.
+public struct SyncInfo: Hashable, Sendable, Codable {
+    public var added: [String]
+    /// Kept identifiers whose request changed.
+    public var updated: [String]
+    public var removed: [String]
+    /// Identical requests kept as they were, with their schedules.
+    public var unchanged: [String]
+
+    public init(added: [String] = [], updated: [String] = [], removed: [String] = [], unchanged: [String] = []) {
+        self.added = added
+        self.updated = updated
+        self.removed = removed
+        self.unchanged = unchanged
+    }
+}
+
+/// An item and what its log says, as `items` shows it.
+public struct ItemInfo: Hashable, Sendable, Codable {
+    public var name: String
+    public var title: String
+    /// "interval 28d", "daily", "daily every 1h30min 08:00-21:00", "weekly 3", "event".
+    public var kind: String
+    /// "FILE:LINE" of its `[Item NAME]` group.
+    public var source: String
+    /// ISO 8601 UTC of the latest entry.
+    public var last: String?
+    /// Local days from the latest entry's day to today.
+    public var daysSince: Int?
+    /// Consecutive days with an entry, up to today (or yesterday, while today has none).
+    public var streak: Int
+    /// The average interval between entries, in days; nil with fewer than two.
+    public var averageDays: Double?
+    /// Today's count.
+    public var today: Int
+    /// This week's count, for a weekly item.
+    public var week: Int?
+    /// `Goal=` of a repeating daily item, `Times=` of a weekly one.
+    public var goal: Int?
+    /// Entries in the log.
+    public var entries: Int
+    /// ISO 8601 UTC of its next reminder; nil when none is planned.
+    public var next: String?
+    /// How many reminders are planned (at most 24).
+    public var planned: Int
+    /// ISO 8601 UTC of a snooze still ahead.
+    public var snoozedUntil: String?
+
+    public init(name: String, title: String, kind: String, source: String, last: String?, daysSince: Int?, streak: Int,
+                averageDays: Double?, today: Int, week: Int?, goal: Int?, entries: Int, next: String?, planned: Int,
+                snoozedUntil: String?) {
+        self.name = name
+        self.title = title
+        self.kind = kind
+        self.source = source
+        self.last = last
+        self.daysSince = daysSince
+        self.streak = streak
+        self.averageDays = averageDays
+        self.today = today
+        self.week = week
+        self.goal = goal
+        self.entries = entries
+        self.next = next
+        self.planned = planned
+        self.snoozedUntil = snoozedUntil
+    }
 }
 
 /// What `quiet` asks.
@@ -380,6 +458,10 @@ public enum ReplyResult: Hashable, Sendable {
     case responded(String)
     case events([EventInfo])
     case quiet(QuietInfo)
+    case synced(SyncInfo)
+    /// `log`, `unlog`: the item's state after the change.
+    case item(ItemInfo)
+    case items([ItemInfo])
 }
 
 /// Why the daemon refused a request.

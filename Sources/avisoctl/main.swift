@@ -36,6 +36,10 @@ let usage = """
       respond           Run an action of a delivered notification (for servers without buttons, and scripts)
       events            Show what happened to notifications; --follow streams them
       quiet             Show or change quiet hours: quiet on [--for SPAN|--until TIME], quiet off
+      items             List the items and what their logs say: last time, streak, average, next reminder
+      log               Log that an item was done (re-plans its reminders)
+      unlog             Remove the latest entry of an item's log
+      sync              Replace every request under a prefix with the set in a JSON file, at once
       calendar          Show the normalised form and next elapses of OnCalendar specs (no daemon needed)
 
     Options:
@@ -91,6 +95,10 @@ enum CLI {
             "respond": (Respond.help, Respond.run),
             "events": (Events.help, Events.run),
             "quiet": (Quiet.help, Quiet.run),
+            "items": (Items.help, Items.run),
+            "log": (LogItem.help, LogItem.run),
+            "unlog": (Unlog.help, Unlog.run),
+            "sync": (Sync.help, Sync.run),
         ]
 
         if verb == "help" {

@@ -114,6 +114,14 @@ struct ItemPlannerTests {
         #expect(plan.last?.at == Self.local(2026, 11, 30, 13, 45))
     }
 
+    @Test func aDayEndingAt24IsNotPlannedTwiceAtMidnight() {
+        let allDay = Item(name: "water", kind: .daily(Item.Repeating(every: .seconds(3600), from: Self.at("00:00"), to: Self.at("24:00"))))
+        let plan = Self.plan(allDay, [], now: Self.local(2026, 11, 30, 21, 30))
+        #expect(plan.prefix(4).map(\.at) == [22, 23, 24, 25].map { Self.local(2026, 11, 30, 0) + .seconds(Int64($0) * 3600) })
+        #expect(Set(plan.map(\.at)).count == plan.count)
+        #expect(plan.count == ItemPlanner.maximumPerItem)
+    }
+
     @Test func repeatsAreElapsedTimeAcrossTheRepeatedHourOfAutumn() {
         // 2026-10-25 in Madrid: 02:00-03:00 happens twice. Hourly from 01:00 to 04:00 is five reminders that day.
         let hourly = Item(name: "check", kind: .daily(Item.Repeating(every: .seconds(3600), from: Self.at("01:00"), to: Self.at("04:00"))))

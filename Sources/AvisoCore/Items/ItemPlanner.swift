@@ -115,6 +115,11 @@ public enum ItemPlanner {
                 while t <= now { t = t + r.every }
             }
             while t <= to, times.count < maximumPerItem {
+                // To=24:00 is tomorrow's 00:00: an instant planned once, not twice.
+                if let last = times.last, t <= last {
+                    t = t + r.every
+                    continue
+                }
                 times.append(t)
                 t = t + r.every
             }

@@ -41,3 +41,26 @@ public struct Content: Hashable, Sendable, Codable {
         self.delivery = delivery
     }
 }
+
+extension Content {
+    private enum Key: String, CodingKey {
+        case title, subtitle, body, threadID, categoryID, relevance, level, userInfo, image, delivery
+    }
+
+    /// Every field may be left out of JSON (a request written by hand for `sync` names only what it needs): text
+    /// fields default to empty, `level` to active, `userInfo` to empty.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        self.init(
+            title: try c.decodeIfPresent(String.self, forKey: .title) ?? "",
+            subtitle: try c.decodeIfPresent(String.self, forKey: .subtitle) ?? "",
+            body: try c.decodeIfPresent(String.self, forKey: .body) ?? "",
+            threadID: try c.decodeIfPresent(String.self, forKey: .threadID),
+            categoryID: try c.decodeIfPresent(String.self, forKey: .categoryID),
+            relevance: try c.decodeIfPresent(Double.self, forKey: .relevance),
+            level: try c.decodeIfPresent(InterruptionLevel.self, forKey: .level) ?? .active,
+            userInfo: try c.decodeIfPresent([String: JSONValue].self, forKey: .userInfo) ?? [:],
+            image: try c.decodeIfPresent(String.self, forKey: .image),
+            delivery: try c.decodeIfPresent(DeliveryMode.self, forKey: .delivery))
+    }
+}

@@ -6,6 +6,9 @@ import AvisoProtocol
 /// A name declared twice is an error at the second place, naming the first (which is kept). A category naming an
 /// action that nothing declares is an error at its line, and the reference is dropped; the rest of the category
 /// stands. The freedesktop categories ("im.received") are known without being declared and have no actions.
+///
+/// The category of items' reminders, `item`, with its actions `log` ("Log ✓") and `later` (snooze 1h), is built in:
+/// a file that declares any of these names replaces that one (to translate a label, say).
 public struct CategoryBook: Hashable, Sendable {
     public private(set) var actions: [String: Declared<Action>] = [:]
     public private(set) var categories: [String: Declared<NotificationCategory>] = [:]
@@ -23,6 +26,10 @@ public struct CategoryBook: Hashable, Sendable {
         for source in sources {
             Self.keepFirst(source.actions, named: \.name, group: "Action", in: &actions, problems: &problems)
             Self.keepFirst(source.categories, named: \.name, group: "Category", in: &categories, problems: &problems)
+        }
+        for a in Self.builtInActions where actions[a.name] == nil { actions[a.name] = Declared(value: a, file: "(built in)", line: 0) }
+        if categories[Self.itemCategory.name] == nil {
+            categories[Self.itemCategory.name] = Declared(value: Self.itemCategory, file: "(built in)", line: 0)
         }
         for (name, var c) in categories {
             let refs: [(key: String, names: [String])] = [
@@ -45,6 +52,13 @@ public struct CategoryBook: Hashable, Sendable {
         }
         problems.sort { ($0.file, $0.line ?? 0) < ($1.file, $1.line ?? 0) }
     }
+
+    /// The category of items' reminders unless a file declares `[Category item]`.
+    public static let itemCategory = NotificationCategory(name: "item", actions: ["log", "later"])
+    static let builtInActions = [
+        Action(name: "log", label: "Log ✓", verb: .log),
+        Action(name: "later", label: "Later", verb: .snooze(.seconds(3600))),
+    ]
 
     /// Adds each declaration to `table` unless its name is there already, which is a problem at the later one.
     private static func keepFirst<T>(

@@ -6,6 +6,8 @@ public struct ReminderChanges: Hashable, Sendable {
     public var updated: Set<String> = []
     /// An `[Action NAME]` or `[Category NAME]` group was added, removed or changed.
     public var presentation = false
+    /// An `[Item NAME]` group was added, removed or changed.
+    public var items = false
 
     public init(added: Set<String> = [], removed: Set<String> = [], updated: Set<String> = []) {
         self.added = added
@@ -14,5 +16,5 @@ public struct ReminderChanges: Hashable, Sendable {
     }
 
     /// True when the model of declared reminders did not change: no reconcile is needed for it.
-    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && updated.isEmpty && !presentation }
+    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && updated.isEmpty && !presentation && !items }
 }

@@ -19,6 +19,8 @@ public final class ReminderDirectory {
         var hash: UInt64?
         /// The reminders of the last version that parsed without errors.
         var good: [DeclaredReminder] = []
+        /// Its items, likewise.
+        var goodItems: [DeclaredItem] = []
         /// Its action and category groups (those with mistakes left out), from the last version that could be read.
         var presentation = PresentationGroups()
         var errors: [ConfigProblem] = []
@@ -36,6 +38,8 @@ public final class ReminderDirectory {
 
     /// Every declared reminder in effect, by identifier.
     public private(set) var reminders: [String: DeclaredReminder] = [:]
+    /// Every item in effect, by name.
+    public private(set) var items: [String: DeclaredItem] = [:]
 
     /// Errors: files and reminders rejected (their last good versions stay), names declared twice; by file and line.
     public var problems: [ConfigProblem] {
@@ -66,6 +70,7 @@ public final class ReminderDirectory {
     @discardableResult
     public func reload(changed: Set<String>? = nil) -> ReminderChanges {
         let before = reminders
+        let itemsBefore = items
         let groupsBefore = presentationSources
         let listed = listFiles()
         for gone in files.keys where !listed.contains(gone) { files[gone] = nil }
@@ -76,6 +81,7 @@ public final class ReminderDirectory {
         merge()
         var changes = Self.difference(from: before, to: reminders)
         changes.presentation = Self.declarations(presentationSources) != Self.declarations(groupsBefore)
+        changes.items = items != itemsBefore
         return changes
     }
 
@@ -120,45 +126,63 @@ public final class ReminderDirectory {
                 state.errors = result.fileErrors.map { ConfigProblem(file: $0.file, line: $0.line, message: $0.message + note) }
                 break
             }
-            // Each rejected reminder keeps its last good version, if it had one; the others take their new one.
-            let previous = Dictionary(state.good.map { ($0.request.id, $0) }, uniquingKeysWith: { a, _ in a })
-            var kept: [DeclaredReminder] = []
-            state.errors = result.rejected.flatMap { r -> [ConfigProblem] in
-                guard let last = previous[r.name] else { return r.problems }
-                kept.append(last)
-                return r.problems.map {
-                    ConfigProblem(file: $0.file, line: $0.line, message: $0.message + " (its last good version stays in effect)")
-                }
+            let reminders = Self.keepingLastGood(result.reminders, rejected: result.rejected, previous: state.good) {
+                $0.request.id
             }
-            state.good = result.reminders + kept
+            let items = Self.keepingLastGood(result.items, rejected: result.rejectedItems, previous: state.goodItems) {
+                $0.item.name
+            }
+            (state.good, state.goodItems) = (reminders.good, items.good)
+            state.errors = reminders.errors + items.errors
             state.presentation = result.presentation
             state.errors += result.groupErrors
         }
         files[file] = state
     }
 
+    /// Each rejected declaration keeps its last good version, if it had one; the others take their new one.
+    private static func keepingLastGood<T>(_ parsed: [T], rejected: [ReminderFile.Rejected], previous: [T],
+                                           name: (T) -> String) -> (good: [T], errors: [ConfigProblem]) {
+        let last = Dictionary(previous.map { (name($0), $0) }, uniquingKeysWith: { a, _ in a })
+        var kept: [T] = []
+        let errors = rejected.flatMap { r -> [ConfigProblem] in
+            guard let good = last[r.name] else { return r.problems }
+            kept.append(good)
+            return r.problems.map {
+                ConfigProblem(file: $0.file, line: $0.line, message: $0.message + " (its last good version stays in effect)")
+            }
+        }
+        return (parsed + kept, errors)
+    }
+
     private func keptNote(_ state: FileState) -> String {
         state.good.isEmpty ? "" : " (the last good version of this file stays in effect)"
     }
 
-    /// Lays the files' good reminders over each other in sorted path order, reporting names declared twice.
+    /// Lays the files' good reminders and items over each other in sorted path order, reporting names declared
+    /// twice.
     private func merge() {
-        var merged: [String: DeclaredReminder] = [:]
         duplicates = []
-        for file in files.keys.sorted() {
-            for reminder in files[file]!.good {
-                let id = reminder.request.id
-                if let first = merged[id] {
-                    duplicates.append(ConfigProblem(file: file, line: reminder.line, message: """
-                        reminder '\(id)' is also declared in \(first.file) (line \(first.line)); that one is used. \
-                        Rename one of them
-                        """))
-                    continue
-                }
-                merged[id] = reminder
+        let sorted = files.keys.sorted().map { files[$0]! }
+        reminders = merged(sorted.flatMap(\.good), what: "reminder") { ($0.request.id, $0.file, $0.line) }
+        items = merged(sorted.flatMap(\.goodItems), what: "item") { ($0.item.name, $0.file, $0.line) }
+    }
+
+    /// The first declaration of each name; a later one is a problem at its line.
+    private func merged<T>(_ declared: [T], what: String, _ place: (T) -> (name: String, file: String, line: Int)) -> [String: T] {
+        var table: [String: T] = [:]
+        for d in declared {
+            let (name, file, line) = place(d)
+            if let first = table[name].map(place) {
+                duplicates.append(ConfigProblem(file: file, line: line, message: """
+                    \(what) '\(name)' is also declared in \(first.file) (line \(first.line)); that one is used. \
+                    Rename one of them
+                    """))
+                continue
             }
+            table[name] = d
         }
-        reminders = merged
+        return table
     }
 
     /// The `*.conf` files directly in the directory, as full paths.

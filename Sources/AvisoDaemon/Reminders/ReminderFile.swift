@@ -1,8 +1,9 @@
 import AvisoCore
 import AvisoProtocol
 
-/// Parses one reminder file (GLib key-file format): each `[Reminder NAME]` group declares the request NAME; it may
-/// also declare `[Action NAME]` and `[Category NAME]` groups, as aviso.conf does.
+/// Parses one reminder file (GLib key-file format): each `[Reminder NAME]` group declares the request NAME, each
+/// `[Item NAME]` an item whose reminders follow from its log; it may also declare `[Action NAME]` and
+/// `[Category NAME]` groups, as aviso.conf does.
 ///
 /// ```
 /// [Reminder medication]
@@ -13,7 +14,8 @@ import AvisoProtocol
 /// ```
 /// Exactly one of `OnCalendar=`, `At=` and `Every=` says when. A mistake in a group rejects that reminder alone (the
 /// caller keeps its last good version) and the rest of the file loads; a file that is not key-file text at all is
-/// rejected whole. Unknown keys and groups are warnings. Every problem names the file and line.
+/// rejected whole. Unknown keys and groups are warnings. Every problem names the file and line. Items follow the
+/// same rules (`ItemBuilder`).
 public enum ReminderFile {
     /// The largest reminder file read (1 MiB).
     public static let maximumFileSize = 1 << 20
@@ -37,17 +39,23 @@ public enum ReminderFile {
         /// Reminders refused for mistakes of their own, in file order; the rest of the file is unaffected.
         public var rejected: [Rejected]
         public var warnings: [ConfigProblem]
+        /// The items that parsed, in file order.
+        public var items: [DeclaredItem] = []
+        /// Items refused for mistakes of their own.
+        public var rejectedItems: [Rejected] = []
         /// The file's `[Action NAME]` and `[Category NAME]` groups (those with mistakes left out).
         var presentation = PresentationGroups()
         /// Mistakes in action and category groups; the other groups stand.
         public var groupErrors: [ConfigProblem] = []
 
         /// Every error: the file's, each rejected reminder's, then the action and category groups'.
-        public var errors: [ConfigProblem] { fileErrors + rejected.flatMap(\.problems) + groupErrors }
+        public var errors: [ConfigProblem] {
+            fileErrors + rejected.flatMap(\.problems) + rejectedItems.flatMap(\.problems) + groupErrors
+        }
     }
 
     /// A reminder that did not parse, and why.
-    public struct Rejected: Sendable {
+    public struct Rejected: Error, Sendable {
         /// NAME of its `[Reminder NAME]` group (possibly not a valid identifier).
         public var name: String
         public var problems: [ConfigProblem]
@@ -71,12 +79,14 @@ public enum ReminderFile {
         var problems = ProblemCollector(file: file)
         var rejected: [Rejected] = []
         var reminders: [DeclaredReminder] = []
+        var items: [DeclaredItem] = []
+        var rejectedItems: [Rejected] = []
         var presentation = PresentationGroups()
         var groupProblems = ProblemCollector(file: file)
         func done() -> Result {
             Result(reminders: reminders, fileErrors: problems.errors, rejected: rejected,
-                   warnings: problems.warnings + groupProblems.warnings, presentation: presentation,
-                   groupErrors: groupProblems.errors)
+                   warnings: problems.warnings + groupProblems.warnings, items: items, rejectedItems: rejectedItems,
+                   presentation: presentation, groupErrors: groupProblems.errors)
         }
         let lines = KeyFileLines(bytes)
         if let line = lines.firstBinaryLine {
@@ -97,9 +107,16 @@ public enum ReminderFile {
         }
         for group in keyFile.groups() where !PresentationGroups.handles(group) {
             let groupLine = lines.line(ofGroup: group)
+            if group.hasPrefix(ItemBuilder.groupPrefix) {
+                switch item(group, line: groupLine, in: keyFile, lines: lines, file: file, warnings: &problems) {
+                case .success(let declared): items.append(declared)
+                case .failure(let r): rejectedItems.append(r)
+                }
+                continue
+            }
             guard group.hasPrefix(groupPrefix) else {
                 problems.warning(groupLine, "group [\(group)] is ignored; a reminder file declares [Reminder NAME], "
-                    + "[Action NAME] and [Category NAME] groups")
+                    + "[Item NAME], [Action NAME] and [Category NAME] groups")
                 continue
             }
             let name = String(group.dropFirst(groupPrefix.count)).trimmed(" \t")
@@ -134,5 +151,38 @@ public enum ReminderFile {
             }
         }
         return done()
+    }
+
+    /// One `[Item NAME]` group, or why it was refused.
+    private static func item(_ group: String, line groupLine: Int?, in keyFile: KeyFile, lines: KeyFileLines, file: String,
+                             warnings: inout ProblemCollector) -> Swift.Result<DeclaredItem, Rejected> {
+        let name = String(group.dropFirst(ItemBuilder.groupPrefix.count)).trimmed(" \t")
+        func refused(_ line: Int?, _ message: String) -> Swift.Result<DeclaredItem, Rejected> {
+            .failure(Rejected(name: name, problems: [ConfigProblem(file: file, line: line, message: message)]))
+        }
+        do throws(ValidationError) {
+            try Request.validateIdentifier(name)
+            // Its reminders are item-NAME-YYYYMMDDTHHMMSSZ: they must be identifiers too.
+            try Request.validateIdentifier(Item(name: name, kind: .event).requestID(at: .latestSupported))
+        } catch {
+            return refused(groupLine, "[\(group)]: item name: \(error.message)")
+        }
+        var values: [String: (value: String, line: Int?)] = [:]
+        for key in keyFile.keys(in: group) {
+            let line = lines.line(ofKey: key, in: group)
+            guard ItemBuilder.knownKeys.contains(key) else {
+                warnings.warning(line, "unknown key '\(key)' in [\(group)] is ignored (known: \(ItemBuilder.knownKeys.sorted().joined(separator: ", ")))")
+                continue
+            }
+            let text = textKeys.contains(key) || key == "NoLogBody" ? keyFile.string(group, key) : nil
+            values[key] = (text ?? (keyFile.value(group, key) ?? "").trimmed(), line)
+        }
+        var builder = ItemBuilder(name: name, group: group, groupLine: groupLine, values: values)
+        guard let item = builder.build() else {
+            return .failure(Rejected(name: name, problems: builder.problems.map {
+                ConfigProblem(file: file, line: $0.line, message: $0.message)
+            }))
+        }
+        return .success(DeclaredItem(item: item, file: file, line: groupLine ?? 1, categoryLine: values["Category"]?.line))
     }
 }

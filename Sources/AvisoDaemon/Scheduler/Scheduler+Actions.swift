@@ -47,7 +47,9 @@ extension Scheduler {
         Log.info("'\(id)': \(action.name) (\(action.verb.text))")
         switch action.verb {
         case .snooze(let span):
-            snooze(id, content: content, for: span)
+            if let item = itemName(content), items[item] != nil { snoozeItem(item, for: span) } else {
+                snooze(id, content: content, for: span)
+            }
             closePopup(serverID, of: id)
         case .showAgain:
             showAgain(id, content: content, replacing: serverID)
@@ -63,6 +65,9 @@ extension Scheduler {
             let event = ActionEvent(id: id, action: action.name, text: text, token: token, category: content.categoryID,
                                     title: content.title, body: content.body, at: at)
             runner.exec(argv, event: event, token: action.foreground ? token : nil)
+        case .log:
+            logFromAction(content)
+            closePopup(serverID, of: id)
         }
     }
 
@@ -146,7 +151,7 @@ extension Scheduler {
             let actions = book.buttons(of: c) + [c.defaultAction, c.dismissAction].compactMap { $0.flatMap(book.action) }
                 .filter { a in !c.actions.contains(a.name) }
             return CategoryInfo(
-                name: c.name, source: "\(declared.file):\(declared.line)",
+                name: c.name, source: declared.line == 0 ? declared.file : "\(declared.file):\(declared.line)",
                 actions: actions.map { a in
                     ActionInfo(name: a.name, label: a.label, run: a.verb.text, input: a.input, destructive: a.destructive,
                                foreground: a.foreground, placeholder: a.placeholder.isEmpty ? nil : a.placeholder,

@@ -26,6 +26,10 @@ extension Scheduler {
         case .respond(let id, let action, let text): return respond(id, action: action, text: text)
         case .events: return events(follow: false).0
         case .quiet(let change): return quietCommand(change)
+        case .sync(let prefix, let requests): return sync(prefix: prefix, requests)
+        case .log(let item, let at, let count): return logItem(item, at: at, count: count)
+        case .unlog(let item): return unlogItem(item)
+        case .items: return .ok(.items(itemInfos()))
         }
     }
 
@@ -34,6 +38,12 @@ extension Scheduler {
         if let file = requests[request.id]?.source {
             return .error(ReplyError(code: "invalid", message: """
                 '\(request.id)' is declared in \(file); edit it there, or add the request under another identifier
+                """))
+        }
+        if request.id.hasPrefix(Item.requestPrefix) {
+            return .error(ReplyError(code: "invalid", message: """
+                identifiers starting with '\(Item.requestPrefix)' belong to items, whose reminders are re-planned from \
+                their logs; add the request under another identifier
                 """))
         }
         let first: Deadline
@@ -70,18 +80,22 @@ extension Scheduler {
         }
     }
 
-    /// Removes socket requests. Declared reminders live in their files: naming one is an error, and --prefix and
-    /// --all pass them by.
+    /// Removes socket requests. Declared reminders live in their files, and items' reminders follow their logs:
+    /// naming one is an error, and --prefix and --all pass them by.
     func remove(_ selector: Selector) -> Reply {
         if case .ids(let ids) = selector {
-            let declared = ids.compactMap { id in requests[id]?.source.map { "'\(id)' is declared in \($0)" } }
+            let declared = ids.compactMap { id in
+                requests[id]?.source.map { "'\(id)' is declared in \($0)" }
+                    ?? requests[id].flatMap { itemName($0.request.content) }.map { "'\(id)' is a reminder of the item '\($0)'" }
+            }
             if !declared.isEmpty {
                 return .error(ReplyError(code: "invalid", message: declared.joined(separator: "; ")
-                    + "; remove it from its file instead; nothing was changed"))
+                    + "; remove it from its file, or log the item, instead; nothing was changed"))
             }
         }
         let ids: [String]
-        switch select(selector, from: requests.values.filter { $0.source == nil }.map(\.request.id)) {
+        let removable = requests.values.filter { $0.source == nil && !$0.request.id.hasPrefix(Item.requestPrefix) }
+        switch select(selector, from: removable.map(\.request.id)) {
         case .failure(let unknown): return notFound(unknown.ids, "pending request")
         case .success(let matched): ids = matched
         }
@@ -192,6 +206,7 @@ extension Scheduler {
             quiet.hours = c.quietHours
             rebuildBook()
             if let reminders { adoptDeclared(reminders) }
+            replanItemsLogging("reload")
             Log.info("configuration reloaded: window \(c.window)")
         } else {
             for e in result.errors { Log.error(e.description + " (previous configuration kept)") }

@@ -192,10 +192,12 @@ extension Scheduler {
             } else {
                 adoptDeclared(reminders, changes: changes)
             }
+            if changes.items || changes.presentation { replanItemsLogging("the reminder files changed") }
         case .zoneChanged:
             zoneChanged()
             _ = reminders.reparseAll()
             adoptDeclared(reminders)
+            replanItemsLogging("the time zone changed")
         case .watchFailed(let error):
             Log.error("the configuration directory is no longer watched: \(error); use avisoctl reload after edits")
         }

@@ -58,6 +58,10 @@ public actor Scheduler {
     var early: [UInt32: [NotifierEvent]] = [:]
     /// The last activation token a server sent for a popup, for the action that follows it.
     var activationTokens: [UInt32: String] = [:]
+    /// Every item's log, oldest first, by item name (`Scheduler+Items`).
+    var itemLogs: [String: [ItemLogEntry]] = [:]
+    /// Items whose reminder was snoozed, and until when.
+    var itemSnoozes: [String: WallTime] = [:]
     /// Readers of `avisoctl events --follow`.
     var followers: [Int: AsyncStream<Reply>.Continuation] = [:]
     var nextFollower = 0
@@ -120,6 +124,7 @@ public actor Scheduler {
         for r in try store.requests() { requests[r.request.id] = r }
         popups = Self.popups(from: try store.delivered())
         quiet.override = (try? store.state(Self.quietKey)).flatMap { $0.flatMap(Self.quietOverride) }
+        try loadItems()
         if let reminders { _ = reminders.reload(changed: nil) }
         rebuildBook()
         if let reminders { adoptDeclared(reminders) }
@@ -129,6 +134,9 @@ public actor Scheduler {
             storeFailure = why
         }
         catchUp()
+        // After what came due while the daemon was stopped is delivered: the items' reminders from now on.
+        replanItemsLogging("start")
+        reconcile()
     }
 
     func priorityClass(of r: ScheduledRequest) -> Int { requests.priorityClass(of: r) }
@@ -182,11 +190,18 @@ public actor Scheduler {
             } else {
                 fire(id, manual: false)
             }
+            if id.hasPrefix(Item.requestPrefix) {
+                // Repeats cover today and tomorrow: each one fired moves that horizon along.
+                replanItemsLogging("a reminder fired")
+                reconcile()
+            }
         case .clockChanged:
             Log.notice("the wall clock changed: re-planning wall-clock deadlines")
             clampCalendarDeadlines()
             for (id, spec) in armed where spec.clock == .realtime { armed[id] = nil }
             catchUp()
+            replanItemsLogging("the clock changed")
+            reconcile()
         }
     }
 
@@ -202,6 +217,8 @@ public actor Scheduler {
             Log.info("the system resumed: reconciling")
             for (id, spec) in armed where spec.clock == .realtime { armed[id] = nil }
             catchUp()
+            replanItemsLogging("resume")
+            reconcile()
         case .lockChanged(let isLocked):
             lockChanged(isLocked)
         }

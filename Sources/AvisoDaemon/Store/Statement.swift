@@ -1,7 +1,7 @@
 internal import CSQLite
 
 /// SQLite's "copy the bytes now" destructor: bound strings are Swift temporaries.
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// One prepared SQLite statement, finalized when the value goes away.
 ///
@@ -40,10 +40,10 @@ final class Statement {
                 let bytes = Array(s.utf8)
                 rc = bytes.withUnsafeBufferPointer { buffer in
                     guard let base = buffer.baseAddress, !buffer.isEmpty else {
-                        return sqlite3_bind_text(handle, index, "", 0, transient)
+                        return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
                     }
                     return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                        sqlite3_bind_text(handle, index, $0, Int32(buffer.count), transient)
+                        sqlite3_bind_text(handle, index, $0, Int32(buffer.count), sqliteTransient)
                     }
                 }
             }

@@ -91,6 +91,9 @@ extension Store {
                     CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL,
                         id TEXT NOT NULL, event TEXT NOT NULL, action TEXT, text TEXT, category TEXT);
                     CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                    CREATE TABLE IF NOT EXISTS item_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, item TEXT NOT NULL,
+                        at INTEGER NOT NULL, count INTEGER NOT NULL);
+                    CREATE INDEX IF NOT EXISTS item_log_by_item ON item_log (item, at);
                     PRAGMA user_version = \(Self.schemaVersion);
                     """)
             }
@@ -162,7 +165,9 @@ extension Store {
         var lost = false
         var damaged: OpaquePointer?
         if sqlite3_open_v2(other, &damaged, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, nil) == SQLITE_OK, let damaged {
-            for table in ["requests", "outbox", "delivered", "closed"] {
+            for table in ["requests", "outbox", "delivered", "closed", "item_log", "state"] {
+                // Databases older than schema 4 have no item log to copy.
+                if table == "item_log" && !StoreRecovery.hasTable(table, in: damaged) { continue }
                 let (rows, complete) = StoreRecovery.readableRows(of: table, in: damaged)
                 lost = lost || !complete
                 do {

@@ -21,8 +21,8 @@ public final class Store {
     public private(set) var unwritable: String?
 
     /// The schema this build writes; a database with a higher `user_version` is refused, not downgraded.
-    /// 2 added the `quarantine` and `meta` tables, 3 `events` and `state`.
-    public static let schemaVersion: Int32 = 3
+    /// 2 added the `quarantine` and `meta` tables, 3 `events` and `state`, 4 `item_log`.
+    public static let schemaVersion: Int32 = 4
     /// How many closed notifications the log keeps; older entries are dropped.
     public static let closedLogLimit = 1000
 
@@ -298,7 +298,7 @@ public final class Store {
         }
     }
 
-    private func write(_ r: ScheduledRequest) throws(StoreError) {
+    func write(_ r: ScheduledRequest) throws(StoreError) {
         try statement("INSERT OR REPLACE INTO requests (id, value) VALUES (?, ?)")
             .run([.text(r.request.id), .text(try encode(r))])
     }

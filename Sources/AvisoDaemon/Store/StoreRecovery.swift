@@ -131,6 +131,16 @@ enum StoreRecovery {
         return (rows, false)
     }
 
+    /// Whether the schema of `database` lists `table`.
+    static func hasTable(_ table: String, in database: OpaquePointer) -> Bool {
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_prepare_v2(database, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &statement, nil)
+            == SQLITE_OK, let statement else { return true }
+        sqlite3_bind_text(statement, 1, table, -1, sqliteTransient)
+        return sqlite3_step(statement) != SQLITE_DONE
+    }
+
     /// The request identifiers the index of `database` lists (it may list rows whose table page was lost).
     static func indexedRequestIDs(in database: String) -> Set<String> {
         var db: OpaquePointer?
