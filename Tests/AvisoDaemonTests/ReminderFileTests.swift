@@ -89,6 +89,77 @@ struct ReminderFileTests {
         #expect(problem.message.contains(reason), "\(problem.message)")
     }
 
+    @Test func itemsAreReadWithEveryKey() throws {
+        let result = parse("""
+            [Item water]
+            Title=Water
+            Kind=daily
+            Repeat=90min
+            From=07:30
+            To=22:00
+            Goal=8
+            Unit=glasses
+            Body={done} of {goal} {unit}
+            Category=item
+            Priority=50
+
+            [Item gym]
+            Kind=weekly
+            Times=3
+            WeekStart=sun
+            At=18:00
+
+            [Item haircut]
+            Kind=interval
+            Every=28d
+            NoLogBody=Log the next one
+
+            [Item groceries]
+            Kind=event
+            """)
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        let items = Dictionary(uniqueKeysWithValues: result.items.map { ($0.item.name, $0) })
+        let water = try #require(items["water"])
+        #expect(water.line == 1)
+        #expect(water.item.kind == .daily(Item.Repeating(every: .seconds(5400), from: TimeOfDay(minutes: 450),
+                                                         to: TimeOfDay(minutes: 1320), goal: 8, unit: "glasses")))
+        #expect(water.item.title == "Water")
+        #expect(water.item.body == "{done} of {goal} {unit}")
+        #expect(water.item.category == "item")
+        #expect(water.item.priority == 50)
+        #expect(items["gym"]?.item.kind == .weekly(times: 3, weekStart: 0))
+        #expect(items["gym"]?.item.at == TimeOfDay(minutes: 18 * 60))
+        #expect(items["haircut"]?.item.kind == .interval(days: 28))
+        #expect(items["haircut"]?.item.title == "haircut")
+        #expect(items["haircut"]?.item.noLogBody == "Log the next one")
+        #expect(items["groceries"]?.item.kind == .event)
+        #expect(items["groceries"]?.item.at == TimeOfDay(minutes: 9 * 60))
+    }
+
+    @Test(arguments: [
+        ("[Item x]\nTitle=x\n", 1, "no Kind="),
+        ("[Item x]\nKind=monthly\n", 2, "Kind='monthly' is not one of interval, daily, weekly, event"),
+        ("[Item x]\nKind=interval\n", 2, "needs Every="),
+        ("[Item x]\nKind=interval\nEvery=36h\n", 3, "whole number of days"),
+        ("[Item x]\nKind=weekly\nTimes=9\n", 3, "Times='9'"),
+        ("[Item x]\nKind=weekly\nWeekStart=Someday\n", 3, "WeekStart='Someday'"),
+        ("[Item x]\nKind=daily\nGoal=8\n", 3, "Goal= needs Repeat="),
+        ("[Item x]\nKind=daily\nRepeat=30s\n", 3, "from 1min to 24h"),
+        ("[Item x]\nKind=daily\nRepeat=1h\nFrom=21:00\nTo=08:00\n", 5, "must come before"),
+        ("[Item x]\nKind=event\nEvery=7d\n", 3, "Every= applies to Kind=interval, not Kind=event"),
+        ("[Item x]\nKind=event\nAt=25:00\n", 3, "At=:"),
+        ("[Item x]\nKind=event\nBody=It has been {dayz}\n", 3, "unknown placeholder '{dayz}'"),
+        ("[Item x]\nKind=event\nPriority=high\n", 3, "Priority='high'"),
+        ("[Item ]\nKind=event\n", 1, "identifier is empty"),
+    ])
+    func anItemMistakeIsAnErrorWithItsLine(text: String, line: Int, reason: String) throws {
+        let result = parse(text)
+        #expect(result.items.isEmpty)
+        let problem = try #require(result.errors.first)
+        #expect(problem.line == line, "\(problem.message)")
+        #expect(problem.message.contains(reason), "\(problem.message)")
+    }
+
     @Test func unknownKeysAndGroupsAreWarningsWithTheirLines() {
         let result = parse("[Reminder x]\nTitle=x\nEvery=1h\nColour=red\n[Other]\nA=1\n")
         #expect(result.errors.isEmpty)
@@ -135,5 +206,8 @@ struct ReminderFileTests {
             try String(contentsOfFile: directory + "/" + $0, encoding: .utf8)
         }.joined()
         for key in ReminderFile.knownKeys { #expect(text.contains("\n\(key)="), "the examples use \(key)=") }
+        #expect(Set(reminders.items.keys) == ["corte-de-pelo", "leer", "gimnasio", "super", "agua"])
+        let items = try String(contentsOfFile: directory + "/items.conf", encoding: .utf8)
+        for key in ReminderFile.itemKeys { #expect(items.contains("\n\(key)="), "the item examples use \(key)=") }
     }
 }

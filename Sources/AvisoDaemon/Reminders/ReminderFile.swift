@@ -26,6 +26,9 @@ public enum ReminderFile {
         "Level", "Priority", "Image", "MaxLate", "DST",
     ]
 
+    /// The keys an `[Item NAME]` group may hold.
+    public static var itemKeys: Set<String> { ItemBuilder.knownKeys }
+
     static let groupPrefix = "Reminder "
     /// Keys whose escapes (`\n` for a new line) are interpreted, as GKeyFile strings.
     static let textKeys: Set<String> = ["Title", "Subtitle", "Body"]
