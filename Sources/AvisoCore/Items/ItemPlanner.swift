@@ -132,9 +132,10 @@ public enum ItemPlanner {
         let d = day.of(at)
         let last = day.lastEntry
         let days = last.map { Int(d - day.of($0.at)) }
+        let streak = day.streak(endingBefore: d)
         var values = ["title": item.title]
         values["days"] = days.map(String.init)
-        values["streak"] = String(day.streak(endingBefore: d))
+        values["streak"] = String(streak)
         values["average"] = day.averageInterval.map { String(averageDays($0)) }
         var done = day.count(on: d)
         var goal: Int?
@@ -152,7 +153,7 @@ public enum ItemPlanner {
         values["goal"] = goal.map(String.init)
         if last == nil, let template = item.noLogBody { return Item.render(template, values) }
         if let template = item.body { return Item.render(template, values) }
-        return defaultBody(item.kind, values: values, days: days, streak: day.streak(endingBefore: d), done: done, goal: goal)
+        return defaultBody(item.kind, values: values, days: days, streak: streak, done: done, goal: goal)
     }
 
     /// The English texts of each kind.
@@ -193,15 +194,21 @@ struct Days {
 
     init(zone: ZoneRules, log: [ItemLogEntry]) {
         self.zone = zone
-        entries = log.sorted { $0.at < $1.at }
+        // The daemon keeps logs in order: sorting is only for callers that do not.
+        entries = zip(log, log.dropFirst()).allSatisfy { $0.at <= $1.at } ? log : log.sorted { $0.at < $1.at }
         var perDay: [Int64: Int] = [:]
-        for e in entries { perDay[zone.civil(at: e.at).daysSinceEpoch, default: 0] += e.count }
+        for e in entries { perDay[Self.day(of: e.at, in: zone), default: 0] += e.count }
         self.perDay = perDay
+    }
+
+    /// The local day of `t`: its seconds shifted by the zone's offset then, in whole days since the epoch.
+    static func day(of t: WallTime, in zone: ZoneRules) -> Int64 {
+        CivilDateTime.floorDiv(t.seconds + Int64(zone.offset(at: t)), 86_400)
     }
 
     var lastEntry: ItemLogEntry? { entries.last }
 
-    func of(_ t: WallTime) -> Int64 { zone.civil(at: t).daysSinceEpoch }
+    func of(_ t: WallTime) -> Int64 { Self.day(of: t, in: zone) }
 
     func count(on d: Int64) -> Int { perDay[d] ?? 0 }
 

@@ -5,6 +5,27 @@ import AvisoProtocol
 extension Scheduler {
     static let itemSnoozesKey = "item-snoozes"
 
+    /// An item's reminders as last planned, and what they were planned from. The planner is a pure function of
+    /// these and of now; while they are the same and every reminder is still ahead, planning again from scratch
+    /// gives the same reminders (a reminder that passed changes the answer, and then it is planned again), so a log
+    /// re-plans in full only the item it changed.
+    struct ItemPlan {
+        struct Key: Hashable {
+            var item: Item
+            var logVersion: Int
+            var snoozedUntil: WallTime?
+            var zone: String
+            var day: Int64
+        }
+
+        var key: Key
+        var requests: [Request]
+
+        func isCurrent(_ key: Key, at now: WallTime) -> Bool {
+            self.key == key && requests.allSatisfy { if case .date(let t) = $0.trigger { t > now } else { false } }
+        }
+    }
+
     /// The items in effect (from the reminder files), by name.
     var items: [String: DeclaredItem] { reminders?.items ?? [:] }
 
@@ -26,15 +47,21 @@ extension Scheduler {
     func replanItems(log change: ItemLogChange? = nil) throws(StoreError) -> ItemLogEntry? {
         let current = now()
         var logs = itemLogs
+        var versions = itemLogVersions
         switch change {
         case .add(let name, let entry)?:
-            let index = logs[name, default: []].firstIndex { $0.at > entry.at } ?? logs[name, default: []].count
+            let index = logs[name, default: []].lastIndex { $0.at <= entry.at }.map { $0 + 1 } ?? 0
             logs[name, default: []].insert(entry, at: index)
+            versions[name, default: 0] += 1
         case .removeLast(let name)?:
             _ = logs[name]?.popLast()
+            versions[name, default: 0] += 1
         case nil:
             break
         }
+        let zone = zones.local
+        let today = zone.civil(at: current.wall).daysSinceEpoch
+        var plans: [String: ItemPlan] = [:]
         var wanted: [Request] = []
         for (name, declared) in items {
             let item = declared.item
@@ -47,20 +74,30 @@ extension Scheduler {
                 continue
             }
             declaredProblems[problemKey] = nil
-            let plan = ItemPlanner.plan(item, log: logs[name] ?? [], now: current.wall, zone: zones.local,
-                                        snoozedUntil: itemSnoozes[name])
-            wanted += plan.map { reminder in
+            let key = ItemPlan.Key(item: item, logVersion: versions[name] ?? 0, snoozedUntil: itemSnoozes[name],
+                                   zone: zone.name, day: today)
+            if let last = itemPlans[name], last.isCurrent(key, at: current.wall) {
+                plans[name] = last
+                wanted += last.requests
+                continue
+            }
+            let plan = ItemPlanner.plan(item, log: logs[name] ?? [], now: current.wall, zone: zone, snoozedUntil: itemSnoozes[name])
+            let requests = plan.map { reminder in
                 Request(id: item.requestID(at: reminder.at),
                         content: Content(title: item.title, body: reminder.body, categoryID: item.category ?? CategoryBook.itemCategory.name,
                                          userInfo: [Self.itemKey: .string(name)]),
                         trigger: .date(reminder.at), priority: item.priority)
             }
+            plans[name] = ItemPlan(key: key, requests: requests)
+            wanted += requests
         }
         for gone in declaredProblems.keys where gone.hasPrefix("item ") && items[String(gone.dropFirst(5))] == nil {
             declaredProblems[gone] = nil
         }
         let (info, removed) = try replace(prefix: Item.requestPrefix, with: wanted, log: change, at: current)
         itemLogs = logs
+        itemLogVersions = versions
+        itemPlans = plans
         if !info.added.isEmpty || !info.removed.isEmpty || !info.updated.isEmpty {
             Log.info("items re-planned: \(info.added.count) reminder(s) added, \(info.removed.count) removed, "
                 + "\(info.updated.count) changed, \(info.unchanged.count) kept")
@@ -86,12 +123,12 @@ extension Scheduler {
         throws(StoreError) -> (SyncInfo, ItemLogEntry?)
     {
         var info = SyncInfo()
-        var existing: [String: ScheduledRequest] = [:]
-        for r in requests.values where r.source == nil && r.request.id.hasPrefix(prefix) { existing[r.request.id] = r }
+        var existing: Set<String> = []
+        for r in requests.values where r.source == nil && r.request.id.hasPrefix(prefix) { existing.insert(r.request.id) }
         var put: [ScheduledRequest] = []
         for request in wanted {
-            let old = existing.removeValue(forKey: request.id)
-            if old?.request == request {
+            let old = existing.remove(request.id).flatMap { requests[$0]?.request }
+            if old == request {
                 info.unchanged.append(request.id)
                 continue
             }
@@ -102,15 +139,12 @@ extension Scheduler {
             if old == nil { info.added.append(request.id) } else { info.updated.append(request.id) }
             put.append(ScheduledRequest(request: request, added: current.wall, next: next))
         }
-        info.removed = existing.keys.sorted()
+        info.removed = existing.sorted()
         let removed = try store.commit(log: change, deleting: info.removed, putting: put)
         storeRecovered()
         for id in info.removed { requests[id] = nil }
         for r in put { requests[r.request.id] = r }
         if !info.removed.isEmpty { forgetDelivered(Set(info.removed)) }
-        info.added.sort()
-        info.updated.sort()
-        info.unchanged.sort()
         return (info, removed)
     }
 
@@ -137,12 +171,15 @@ extension Scheduler {
             }
             if let category = request.content.categoryID, let why = book.problem(naming: category) { return refuse(why) }
         }
-        let info: SyncInfo
+        var info: SyncInfo
         do {
             (info, _) = try replace(prefix: prefix, with: wanted, log: nil, at: current)
         } catch {
             return storageError("nothing was changed", error)
         }
+        info.added.sort()
+        info.updated.sort()
+        info.unchanged.sort()
         Log.info("synced '\(prefix)': \(info.added.count) added, \(info.updated.count) changed, \(info.removed.count) removed, "
             + "\(info.unchanged.count) kept")
         reconcile()
@@ -255,8 +292,10 @@ extension Scheduler {
         let item = declared.item
         let current = now().wall
         let s = ItemPlanner.summary(item, log: itemLogs[item.name] ?? [], now: current, zone: zones.local)
-        let planned = requests.values.filter { $0.source == nil && $0.request.id.hasPrefix(Item.requestPrefix)
-            && itemName($0.request.content) == item.name }.compactMap { $0.next?.expectedWall(in: now()) }
+        let planned = (itemPlans[item.name]?.requests ?? []).compactMap { r -> WallTime? in
+            guard requests[r.id] != nil, case .date(let t) = r.trigger, t > current else { return nil }
+            return t
+        }
         var goal: Int?
         switch item.kind {
         case .weekly(let times, _): goal = times

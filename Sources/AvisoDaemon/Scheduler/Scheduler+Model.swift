@@ -195,6 +195,7 @@ extension Scheduler {
             if changes.items || changes.presentation { replanItemsLogging("the reminder files changed") }
         case .zoneChanged:
             zoneChanged()
+            itemPlans = [:]
             _ = reminders.reparseAll()
             adoptDeclared(reminders)
             replanItemsLogging("the time zone changed")

@@ -62,6 +62,10 @@ public actor Scheduler {
     var itemLogs: [String: [ItemLogEntry]] = [:]
     /// Items whose reminder was snoozed, and until when.
     var itemSnoozes: [String: WallTime] = [:]
+    /// Bumped on each change to an item's log: part of what a plan depends on.
+    var itemLogVersions: [String: Int] = [:]
+    /// Each item's last plan, reused while what it was computed from is the same (`Scheduler+Items`).
+    var itemPlans: [String: ItemPlan] = [:]
     /// Readers of `avisoctl events --follow`.
     var followers: [Int: AsyncStream<Reply>.Continuation] = [:]
     var nextFollower = 0
