@@ -234,7 +234,10 @@ struct PresentationDeliveryTests {
         #expect(problems.contains { $0.hasPrefix("11: ") && $0.contains("'ghost'") }, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("21: ") && $0.contains("unknown category 'missing'") }, "\(problems)")
         // What is right stands: the category with its one good action, and the reminder that names it.
-        let categories = try f.json("categories")
+        let all = try f.json("categories")
+        // The category of items' reminders is built in and listed too.
+        #expect(all.first { $0["name"] as? String == "item" }?["source"] as? String == "(built in)")
+        let categories = all.filter { $0["source"] as? String != "(built in)" }
         #expect(categories.map { $0["name"] as? String } == ["chores"])
         #expect((categories.first?["actions"] as? [[String: Any]])?.map { $0["name"] as? String } == ["ok"])
         #expect(try f.json("pending").map { $0["id"] as? String } == ["bins"])
