@@ -209,6 +209,36 @@ struct ItemTests {
         #expect(after["next"] as? String == before["next"] as? String)
     }
 
+    @Test func theItemsFollowAZoneChangeAndAFileThatGoesTakesTheirReminders() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aviso-zone-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let localtime = dir + "/localtime"
+        try FileManager.default.createSymbolicLink(atPath: localtime, withDestinationPath: "/usr/share/zoneinfo/Europe/Madrid")
+        let reminders = { (daemon: DaemonProcess) in (daemon.configFile as NSString).deletingLastPathComponent + "/reminders" }
+        let f = try await DaemonFixture.start(environment: ["AVISO_LOCALTIME": localtime]) { daemon in
+            daemon.environment.removeValue(forKey: "TZ")
+            try FileManager.default.createDirectory(atPath: reminders(daemon), withIntermediateDirectories: true)
+            try Self.items.write(toFile: reminders(daemon) + "/items.conf", atomically: true, encoding: .utf8)
+        }
+        defer { f.stop() }
+        let madrid = try Self.instant(Self.item(f, "haircut")["next"])
+
+        try FileManager.default.createSymbolicLink(atPath: dir + "/new", withDestinationPath: "/usr/share/zoneinfo/America/New_York")
+        #expect(rename(dir + "/new", localtime) == 0)
+        _ = try await f.daemon.log.next { $0.contains("local time zone changed") }
+        let newYork = try Self.instant(Self.item(f, "haircut")["next"])
+        // 10:00 in New York is 6 hours after 10:00 in Madrid, in every season.
+        let hours = ((newYork - madrid).nanoseconds / 3_600_000_000_000 % 24 + 24) % 24
+        #expect(hours == 6, "\(madrid) then \(newYork)")
+        #expect(try Self.reminders(f, of: "haircut").values.compactMap { ISO8601.parse($0) } == [newYork])
+
+        try FileManager.default.removeItem(atPath: reminders(f.daemon) + "/items.conf")
+        _ = try await f.daemon.log.next { $0.contains("items re-planned") && $0.contains("removed") }
+        #expect(try f.json("list").isEmpty, "no item, no item reminder")
+        #expect(try f.json("items").isEmpty)
+    }
+
     @Test func syncReplacesAPrefixAtOnceAndRefusesAWrongSetWhole() async throws {
         let f = try await Self.start()
         defer { f.stop() }
