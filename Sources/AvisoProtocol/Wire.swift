@@ -258,7 +258,7 @@ public struct ListItem: Hashable, Sendable, Codable {
     public var state: String
     /// For waiting requests: "behind 64 earlier requests" or "over the budget of class 90 (4 slots)".
     public var reason: String?
-    /// The reminder file that declares it, or `socket`.
+    /// The reminder file that declares it, `item NAME` for an item's reminder, or `socket`.
     public var source: String
     public var trigger: String
 

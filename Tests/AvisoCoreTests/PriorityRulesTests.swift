@@ -33,6 +33,7 @@ struct PriorityRulesTests {
         #expect(person < critical)
         #expect(critical < engagement)
         #expect(engagement < ambient)
+        #expect(rules.priorityClass(for: "item-water-20261201T080000Z") == engagement, "items' reminders are habits")
         #expect(ambient < rules.priorityClass(for: "somebody.else"))
         #expect(rules.budgets.isEmpty)
     }

@@ -67,7 +67,9 @@ struct ItemTests {
         defer { f.stop() }
         try f.ctl("add", "--id", "tea", "--in", "2h", "--title", "Tea")
         try f.ctl("add", "--id", "items-of-mine", "--in", "3h", "--title", "Not an item")
-        let others = try f.json("list").filter { !(($0["id"] as? String) ?? "").hasPrefix("item-") }
+        let list = try f.json("list")
+        let others = list.filter { !(($0["id"] as? String) ?? "").hasPrefix("item-") }
+        #expect(list.filter { ($0["id"] as? String)?.hasPrefix("item-water-") == true }.allSatisfy { $0["source"] as? String == "item water" })
         let before = try Self.reminders(f, of: "water")
         #expect(before.count == ItemPlanner.maximumPerItem, "all day long, the cap holds: \(before.count)")
 
@@ -234,7 +236,7 @@ struct ItemTests {
         #expect(try Self.reminders(f, of: "haircut").values.compactMap { ISO8601.parse($0) } == [newYork])
 
         try FileManager.default.removeItem(atPath: reminders(f.daemon) + "/items.conf")
-        _ = try await f.daemon.log.next { $0.contains("items re-planned") && $0.contains("removed") }
+        _ = try await f.daemon.log.next { $0.contains("items re-planned: 0 reminder(s) added") }
         #expect(try f.json("list").isEmpty, "no item, no item reminder")
         #expect(try f.json("items").isEmpty)
     }

@@ -41,7 +41,7 @@ public struct PriorityRules: Hashable, Sendable {
     /// | `user.` | 0 | set by the person by hand |
     /// | `alarm.`, `critical.` | 10 | time-critical: useless if late |
     /// | `calendar.`, `event.` | 20 | appointments from other programs |
-    /// | `habit.` | 50 | engagement: nudges that can wait |
+    /// | `habit.`, `item-` | 50 | engagement: nudges that can wait (`item-`: items' reminders) |
     /// | `ambient.` | 90 | background information |
     /// | anything else | 99 | |
     ///
@@ -51,7 +51,7 @@ public struct PriorityRules: Hashable, Sendable {
         "user.": 0,
         "alarm.": 10, "critical.": 10,
         "calendar.": 20, "event.": 20,
-        "habit.": 50,
+        "habit.": 50, "item-": 50,
         "ambient.": 90,
     ])
 

@@ -124,7 +124,8 @@ extension Scheduler {
                 next: wall.map(ISO8601.format), priorityClass: priorityClass(of: r),
                 state: armedIDs.contains(id) ? "armed" : "waiting",
                 reason: armedIDs.contains(id) ? nil : waiting[id].map(describe) ?? "will not fire again",
-                source: r.source ?? "socket", trigger: r.request.trigger.summary))
+                source: r.source ?? itemName(r.request.content).map { "item \($0)" } ?? "socket",
+                trigger: r.request.trigger.summary))
         }
         .sorted { a, b in
             switch (a.0, b.0) {
