@@ -104,12 +104,17 @@ struct ItemTests {
         #expect(after.map { $0["next"] as? String } == others.map { $0["next"] as? String })
     }
 
+    /// Fires the haircut's reminder now and returns its identifier and the Notify the server saw.
+    static func haircutShown(_ f: DaemonFixture) async throws -> (String, TestNotificationServer.Event) {
+        let first = try #require(try Self.reminders(f, of: "haircut").keys.first)
+        try f.ctl("fire", first)
+        return (first, try await f.server!.next("notify"))
+    }
+
     @Test func theLogButtonLogsClosesThePopupAndReplans() async throws {
         let f = try await Self.start()
         defer { f.stop() }
-        let first = try #require(try Self.reminders(f, of: "haircut").keys.first)
-        try f.ctl("fire", first)
-        let shown = try await f.server!.next("notify")
+        let (_, shown) = try await Self.haircutShown(f)
         #expect(shown.summary == "haircut")
         #expect(shown.body == "It&apos;s time. Nothing is logged yet.", "the server takes body markup: escaped")
         #expect(shown.actions == ["log", "Log ✓", "later", "Later"])
@@ -131,9 +136,7 @@ struct ItemTests {
     @Test func laterSnoozesTheItemAndALogEndsTheSnooze() async throws {
         let f = try await Self.start()
         defer { f.stop() }
-        let first = try #require(try Self.reminders(f, of: "haircut").keys.first)
-        try f.ctl("fire", first)
-        let shown = try await f.server!.next("notify")
+        let (first, shown) = try await Self.haircutShown(f)
         f.server!.invoke(id: shown.id!, key: "later")
         _ = try await f.server!.next("close")
         _ = try await f.daemon.log.next { $0.contains("'\(first)': later") }
@@ -212,13 +215,9 @@ struct ItemTests {
     }
 
     @Test func theItemsFollowAZoneChangeAndAFileThatGoesTakesTheirReminders() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aviso-zone-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let localtime = dir + "/localtime"
-        try FileManager.default.createSymbolicLink(atPath: localtime, withDestinationPath: "/usr/share/zoneinfo/Europe/Madrid")
+        let localtime = try LocalTimeLink(zone: "Europe/Madrid")
         let reminders = { (daemon: DaemonProcess) in (daemon.configFile as NSString).deletingLastPathComponent + "/reminders" }
-        let f = try await DaemonFixture.start(environment: ["AVISO_LOCALTIME": localtime]) { daemon in
+        let f = try await DaemonFixture.start(environment: ["AVISO_LOCALTIME": localtime.path]) { daemon in
             daemon.environment.removeValue(forKey: "TZ")
             try FileManager.default.createDirectory(atPath: reminders(daemon), withIntermediateDirectories: true)
             try Self.items.write(toFile: reminders(daemon) + "/items.conf", atomically: true, encoding: .utf8)
@@ -226,8 +225,7 @@ struct ItemTests {
         defer { f.stop() }
         let madrid = try Self.instant(Self.item(f, "haircut")["next"])
 
-        try FileManager.default.createSymbolicLink(atPath: dir + "/new", withDestinationPath: "/usr/share/zoneinfo/America/New_York")
-        #expect(rename(dir + "/new", localtime) == 0)
+        #expect(try localtime.change(to: "America/New_York"))
         _ = try await f.daemon.log.next { $0.contains("local time zone changed") }
         let newYork = try Self.instant(Self.item(f, "haircut")["next"])
         // 10:00 in New York is 6 hours after 10:00 in Madrid, in every season.

@@ -6,12 +6,8 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct TimeZoneChangeTests {
     @Test func floatingRequestsFollowAZoneChangeAndAnchoredOnesStay() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aviso-zone-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let localtime = dir + "/localtime"
-        try FileManager.default.createSymbolicLink(atPath: localtime, withDestinationPath: "/usr/share/zoneinfo/Europe/Madrid")
-        var env = ["AVISO_LOCALTIME": localtime]
+        let localtime = try LocalTimeLink(zone: "Europe/Madrid")
+        var env = ["AVISO_LOCALTIME": localtime.path]
         env["TZ"] = nil
         let f = try await DaemonFixture.start(environment: env)
         f.daemon.environment.removeValue(forKey: "TZ")
@@ -22,10 +18,8 @@ struct TimeZoneChangeTests {
         let before = try Self.nextByID(f)
         #expect(before["floating"] == before["anchored"])
 
-        // Replace the link as timedatectl does: a new link renamed over the old one.
-        try FileManager.default.createSymbolicLink(atPath: dir + "/new", withDestinationPath: "/usr/share/zoneinfo/America/New_York")
         let changed = ContinuousClock.now
-        #expect(rename(dir + "/new", localtime) == 0)
+        #expect(try localtime.change(to: "America/New_York"))
         let line = try await f.daemon.log.next { $0.contains("local time zone changed") }
         let took = ContinuousClock.now - changed
         #expect(line.contains("America/New_York"))
