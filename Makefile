@@ -32,10 +32,12 @@ install: build
 	install -Dm755 $(BUILD)/avisoctl $(DESTDIR)$(PREFIX)/bin/avisoctl
 	install -d $(DESTDIR)$(HOME)/.config/systemd/user
 	sed 's|%h/.local/bin|$(PREFIX)/bin|g' systemd/aviso.service > $(DESTDIR)$(HOME)/.config/systemd/user/aviso.service
-	@echo "Now: systemctl --user daemon-reload && systemctl --user enable --now aviso.service"
+	install -m644 systemd/aviso.socket $(DESTDIR)$(HOME)/.config/systemd/user/aviso.socket
+	@echo "Now: systemctl --user daemon-reload && systemctl --user enable --now aviso.socket aviso.service"
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/avisod $(DESTDIR)$(PREFIX)/bin/avisoctl $(DESTDIR)$(HOME)/.config/systemd/user/aviso.service
+	rm -f $(DESTDIR)$(PREFIX)/bin/avisod $(DESTDIR)$(PREFIX)/bin/avisoctl $(DESTDIR)$(HOME)/.config/systemd/user/aviso.service \
+		$(DESTDIR)$(HOME)/.config/systemd/user/aviso.socket
 
 bench: build
 	./Benchmarks/run

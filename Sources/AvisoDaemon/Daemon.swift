@@ -59,8 +59,14 @@ public enum Daemon {
         let server = ControlServer(path: options.socket)
         let store: Store
         let timers: KernelTimerBackend
+        var socketPath = options.socket
         do {
-            try server.bind()
+            if let passed = try SocketActivation.passedListener() {
+                try server.adopt(listener: passed)
+                socketPath = UnixSocket.boundPath(passed).map { "\($0) (passed by systemd)" } ?? "passed by systemd"
+            } else {
+                try server.bind()
+            }
             store = try Store(path: options.stateDirectory + "/aviso.db")
             timers = try KernelTimerBackend()
         } catch {
@@ -112,7 +118,7 @@ public enum Daemon {
             return 1
         }
         systemd.ready(status: await scheduler.statusLine)
-        Log.notice("avisod \(version) ready; control socket \(options.socket)")
+        Log.notice("avisod \(version) ready; control socket \(socketPath)")
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { for await e in timers.events { await scheduler.handle(e) } }

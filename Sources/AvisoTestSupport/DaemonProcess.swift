@@ -78,6 +78,41 @@ public final class DaemonProcess: @unchecked Sendable {
         process = p
     }
 
+    /// Starts `systemd-socket-activate` listening on `socket` for avisod, as `aviso.socket` would: avisod is started
+    /// (in its place, with LISTEN_FDS) by the first connection, and takes the socket it is passed. `datagram` passes
+    /// a datagram socket instead, which avisod must refuse. `log` has the activator's lines, then avisod's.
+    public func launchSocketActivated(datagram: Bool = false) throws {
+        try FileManager.default.createDirectory(atPath: (socket as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // The activator starts avisod with its own environment only: what avisod needs is passed with -E.
+        let env = environment.merging(daemonOnlyEnvironment) { _, b in b }
+        var arguments = ["--listen=" + socket] + (datagram ? ["--datagram"] : [])
+        for key in ["HOME", "PATH", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "DBUS_SESSION_BUS_ADDRESS", "TZ"] {
+            if let value = env[key] { arguments.append("--setenv=\(key)=\(value)") }
+        }
+        arguments += [Products.path("avisod"), "--config", configFile, "--state-dir", stateDirectory]
+        // Through a small parent that waits for it: Foundation's Process does not notice its other children end
+        // while one of them has exec'd into another program (avisoctl would stay a zombie and its call hang). The
+        // parent unblocks the signals a test thread leaves blocked, passes SIGTERM on, and exits with the status.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", """
+            import signal, subprocess, sys
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            child = subprocess.Popen(sys.argv[1:])
+            signal.signal(signal.SIGTERM, lambda *_: child.send_signal(signal.SIGTERM))
+            status = child.wait()
+            sys.exit(status if status >= 0 else 128 - status)
+            """, "/usr/bin/systemd-socket-activate"] + arguments
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        log = LineChannel()
+        log.attach(err.fileHandleForReading)
+        try p.run()
+        process = p
+    }
+
     /// The program and arguments that run `program` as `runAs`, when set.
     private func command(_ program: String, _ arguments: [String]) -> (String, [String]) {
         guard let uid = runAs else { return (program, arguments) }

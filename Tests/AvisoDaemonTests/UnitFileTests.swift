@@ -18,12 +18,15 @@ struct UnitFileTests {
         var env = ProcessInfo.processInfo.environment
         env["HOME"] = home
         env["XDG_RUNTIME_DIR"] = home + "/run"
-        let r = try DaemonProcess.run("/usr/bin/systemd-analyze", ["--user", "verify", Self.unit], environment: env)
+        let socketUnit = (Self.unit as NSString).deletingLastPathComponent + "/aviso.socket"
+        let r = try DaemonProcess.run("/usr/bin/systemd-analyze", ["--user", "verify", Self.unit, socketUnit], environment: env)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.isEmpty, "\(r.stderr)")
         let text = try String(contentsOfFile: Self.unit, encoding: .utf8)
-        for line in ["Type=notify", "WatchdogSec=", "Restart=on-failure", "ExecReload="] {
+        for line in ["Type=notify", "WatchdogSec=", "Restart=on-failure", "ExecReload=", "Also=aviso.socket"] {
             #expect(text.contains(line))
         }
+        let socket = try String(contentsOfFile: socketUnit, encoding: .utf8)
+        for line in ["ListenStream=%t/aviso/ctl.sock", "SocketMode=0600", "DirectoryMode=0700"] { #expect(socket.contains(line)) }
     }
 }

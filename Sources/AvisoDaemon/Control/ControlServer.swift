@@ -112,20 +112,43 @@ public final class ControlServer: @unchecked Sendable {
             var info = stat()
             try syscall("fstatat") { fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) }
             boundFile = (info.st_dev, info.st_ino)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            epollFD = try Epoll.create()
-            opened.append(epollFD)
-            wakeFD = try EventFD.create()
-            opened.append(wakeFD)
-            try Epoll.add(epollFD, fd)
-            try Epoll.add(epollFD, wakeFD)
-            listener = fd
+            try serve(listener: fd)
             self.directory = directory
         } catch {
             for fd in opened { close(fd) }
             if bound { unlinkat(directory.fd, name, 0) }
             directory.close()
-            epollFD = -1
+            throw error
+        }
+    }
+
+    /// Serves a socket that is already listening: the one systemd passes under socket activation
+    /// (`SocketActivation`). Its file belongs to systemd and is left in place at `stop()`; the peer uid is checked
+    /// as for a socket of our own.
+    public func adopt(listener fd: Int32) throws(SystemError) {
+        precondition(listener < 0 && epollFD < 0, "ControlServer.adopt called after bind")
+        do throws(SystemError) {
+            try serve(listener: fd)
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    /// The loop's descriptors around a listening socket; on failure nothing stays open but `fd`.
+    private func serve(listener fd: Int32) throws(SystemError) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var made: [Int32] = []
+        do throws(SystemError) {
+            let epoll = try Epoll.create()
+            made.append(epoll)
+            let wake = try EventFD.create()
+            made.append(wake)
+            try Epoll.add(epoll, fd)
+            try Epoll.add(epoll, wake)
+            (epollFD, wakeFD, listener) = (epoll, wake, fd)
+        } catch {
+            for m in made { close(m) }
             throw error
         }
     }

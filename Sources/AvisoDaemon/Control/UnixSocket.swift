@@ -38,6 +38,20 @@ enum UnixSocket {
     }
 
     /// The uid of the process at the other end (SO_PEERCRED), or nil if the kernel did not say.
+    /// The path a socket is bound to (nil for an unnamed or abstract one).
+    static func boundPath(_ fd: Int32) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+        }
+        guard ok else { return nil }
+        let path = withUnsafeBytes(of: address.sun_path) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        return path.hasPrefix("/") ? path : nil
+    }
+
     static func peerUID(_ fd: Int32) -> uid_t? {
         // struct ucred { pid_t pid; uid_t uid; gid_t gid; }: Glibc's Swift overlay hides it behind _GNU_SOURCE.
         var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
