@@ -1,7 +1,7 @@
 # aviso — build, run, test, install.
 #   make run      build and start avisod in the foreground with the example configuration in config/
 #   make check    build and run the whole test suite
-#   make install  install avisod, avisoctl and the user unit under PREFIX (default ~/.local)
+#   make install  install avisod, avisoctl, the user units, the desktop entry and icon under PREFIX (default ~/.local)
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PREFIX ?= $(HOME)/.local
@@ -33,11 +33,14 @@ install: build
 	install -d $(DESTDIR)$(HOME)/.config/systemd/user
 	sed 's|%h/.local/bin|$(PREFIX)/bin|g' systemd/aviso.service > $(DESTDIR)$(HOME)/.config/systemd/user/aviso.service
 	install -m644 systemd/aviso.socket $(DESTDIR)$(HOME)/.config/systemd/user/aviso.socket
+	install -Dm644 data/aviso.desktop $(DESTDIR)$(PREFIX)/share/applications/aviso.desktop
+	install -Dm644 data/icons/hicolor/scalable/apps/aviso.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/aviso.svg
 	@echo "Now: systemctl --user daemon-reload && systemctl --user enable --now aviso.socket aviso.service"
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/avisod $(DESTDIR)$(PREFIX)/bin/avisoctl $(DESTDIR)$(HOME)/.config/systemd/user/aviso.service \
-		$(DESTDIR)$(HOME)/.config/systemd/user/aviso.socket
+		$(DESTDIR)$(HOME)/.config/systemd/user/aviso.socket $(DESTDIR)$(PREFIX)/share/applications/aviso.desktop \
+		$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/aviso.svg
 
 bench: build
 	./Benchmarks/run
