@@ -1,7 +1,8 @@
 # aviso — build, run, test, install.
 #   make run      build and start avisod in the foreground with the example configuration in config/
 #   make check    build and run the whole test suite
-#   make install  install avisod, avisoctl, the user units, the desktop entry and icon under PREFIX (default ~/.local)
+#   make install  install avisod, avisoctl, the user units, the desktop entry and icon, and the shell completions
+#                 under PREFIX (default ~/.local)
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PREFIX ?= $(HOME)/.local
@@ -35,12 +36,17 @@ install: build
 	install -m644 systemd/aviso.socket $(DESTDIR)$(HOME)/.config/systemd/user/aviso.socket
 	install -Dm644 data/aviso.desktop $(DESTDIR)$(PREFIX)/share/applications/aviso.desktop
 	install -Dm644 data/icons/hicolor/scalable/apps/aviso.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/aviso.svg
+	install -Dm644 completions/avisoctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/avisoctl
+	install -Dm644 completions/_avisoctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_avisoctl
+	install -Dm644 completions/avisoctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/avisoctl.fish
 	@echo "Now: systemctl --user daemon-reload && systemctl --user enable --now aviso.socket aviso.service"
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/avisod $(DESTDIR)$(PREFIX)/bin/avisoctl $(DESTDIR)$(HOME)/.config/systemd/user/aviso.service \
 		$(DESTDIR)$(HOME)/.config/systemd/user/aviso.socket $(DESTDIR)$(PREFIX)/share/applications/aviso.desktop \
-		$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/aviso.svg
+		$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/aviso.svg \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/avisoctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_avisoctl \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/avisoctl.fish
 
 bench: build
 	./Benchmarks/run
