@@ -1,15 +1,16 @@
 # aviso — build, run, test, install.
 #   make run      build and start avisod in the foreground with the example configuration in config/
 #   make check    build and run the whole test suite
-#   make install  install avisod, avisoctl, the user units, the desktop entry and icon, and the shell completions
-#                 under PREFIX (default ~/.local)
+#   make man      build the man pages into .build/man
+#   make install  install avisod, avisoctl, the user units, the desktop entry and icon, the shell completions and
+#                 the man pages under PREFIX (default ~/.local)
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PREFIX ?= $(HOME)/.local
 CONFIGURATION ?= release
 BUILD = .build/$(CONFIGURATION)
 
-.PHONY: deps build run check install uninstall bench clean
+.PHONY: deps build man run check install uninstall bench clean
 
 deps:
 	./scripts/install-deps
@@ -21,6 +22,13 @@ build: deps
 	$(SWIFT) build -c $(CONFIGURATION) --product avisoctl --scratch-path .build/static -Xswiftc -static-stdlib
 	cp .build/static/$(CONFIGURATION)/avisoctl $(BUILD)/avisoctl
 
+# Man pages from their scdoc sources: avisoctl(1), avisod(8), aviso.conf(5).
+MANPAGES = $(patsubst doc/%.scd,.build/man/%,$(wildcard doc/*.scd))
+man: $(MANPAGES)
+.build/man/%: doc/%.scd
+	@mkdir -p .build/man
+	scdoc < $< > $@
+
 # The example configuration; state and socket in the usual XDG places.
 run: build
 	$(BUILD)/avisod --config config/aviso.conf
@@ -28,7 +36,7 @@ run: build
 check: deps
 	$(SWIFT) test --no-parallel
 
-install: build
+install: build man
 	install -Dm755 $(BUILD)/avisod $(DESTDIR)$(PREFIX)/bin/avisod
 	install -Dm755 $(BUILD)/avisoctl $(DESTDIR)$(PREFIX)/bin/avisoctl
 	install -d $(DESTDIR)$(HOME)/.config/systemd/user
@@ -39,6 +47,9 @@ install: build
 	install -Dm644 completions/avisoctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/avisoctl
 	install -Dm644 completions/_avisoctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_avisoctl
 	install -Dm644 completions/avisoctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/avisoctl.fish
+	install -Dm644 .build/man/avisoctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/avisoctl.1
+	install -Dm644 .build/man/avisod.8 $(DESTDIR)$(PREFIX)/share/man/man8/avisod.8
+	install -Dm644 .build/man/aviso.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/aviso.conf.5
 	@echo "Now: systemctl --user daemon-reload && systemctl --user enable --now aviso.socket aviso.service"
 
 uninstall:
@@ -46,7 +57,8 @@ uninstall:
 		$(DESTDIR)$(HOME)/.config/systemd/user/aviso.socket $(DESTDIR)$(PREFIX)/share/applications/aviso.desktop \
 		$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/aviso.svg \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/avisoctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_avisoctl \
-		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/avisoctl.fish
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/avisoctl.fish $(DESTDIR)$(PREFIX)/share/man/man1/avisoctl.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man8/avisod.8 $(DESTDIR)$(PREFIX)/share/man/man5/aviso.conf.5
 
 bench: build
 	./Benchmarks/run
