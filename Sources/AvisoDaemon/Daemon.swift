@@ -45,6 +45,7 @@ public enum Daemon {
     public static func run(_ options: DaemonOptions, signals: Signals) async -> Int32 {
         // Everything aviso creates (database, socket, their directories) is the user's alone.
         umask(0o077)
+        Log.useJournalIfStderrIsIt(environment: options.environment)
         raiseDescriptorLimit()
         let systemd = SystemdNotifier()
         let configPath = options.configFile

@@ -17,6 +17,8 @@ public final class DaemonProcess: @unchecked Sendable {
     /// it first. nil: this process's user.
     public var runAs: UInt32?
     public private(set) var log = LineChannel()
+    /// Tells avisod (`JOURNAL_STREAM`) that its stderr is the journal's stream, so it logs to the journal.
+    public var journalStream = false
     private var process: Process?
 
     /// Prepares a daemon talking to the session bus at `busAddress` (nil: no bus at all).
@@ -70,6 +72,12 @@ public final class DaemonProcess: @unchecked Sendable {
         p.arguments = arguments
         p.environment = environment.merging(daemonOnlyEnvironment) { _, b in b }
         let err = Pipe()
+        if journalStream {
+            // As systemd sets it for a service whose output goes to the journal: the device and inode of stderr.
+            var info = stat()
+            fstat(err.fileHandleForWriting.fileDescriptor, &info)
+            p.environment?["JOURNAL_STREAM"] = "\(info.st_dev):\(info.st_ino)"
+        }
         p.standardError = err
         p.standardOutput = FileHandle.nullDevice
         log = LineChannel()

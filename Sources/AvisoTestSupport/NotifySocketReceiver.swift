@@ -50,10 +50,13 @@ public final class NotifySocketReceiver: Sendable {
     private let stopPipe: (read: Int32, write: Int32)
     private let state = Mutex(State())
 
-    /// Binds a datagram socket at a fresh path under the temporary directory and starts reading it.
-    public init() throws {
+    /// Binds a datagram socket at `path` (nil: a fresh path under the temporary directory) and starts reading it.
+    ///
+    /// The journal's native protocol is datagrams of the same "KEY=VALUE" lines (for values without a newline), so
+    /// bound at /run/systemd/journal/socket this receives what a process sends with `sd_journal_send`.
+    public init(path: String? = nil) throws {
         let dir = FileManager.default.temporaryDirectory.path
-        let path = "\(dir)/aviso-notify-\(getpid())-\(UUID().uuidString.prefix(8)).sock"
+        let path = path ?? "\(dir)/aviso-notify-\(getpid())-\(UUID().uuidString.prefix(8)).sock"
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()

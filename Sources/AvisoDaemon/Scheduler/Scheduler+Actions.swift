@@ -44,7 +44,7 @@ extension Scheduler {
         let at = now().wall
         actionCount += 1
         record([StoredEvent(at: at, id: id, event: "action", action: action.name, text: text, category: content.categoryID)])
-        Log.info("'\(id)': \(action.name) (\(action.verb.text))")
+        Log.info("'\(id)': \(action.name) (\(action.verb.text))", .event("action", id: id, category: content.categoryID))
         switch action.verb {
         case .snooze(let span):
             if let item = itemName(content), items[item] != nil { snoozeItem(item, for: span) } else {

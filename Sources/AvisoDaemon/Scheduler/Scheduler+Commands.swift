@@ -64,7 +64,8 @@ extension Scheduler {
         storeRecovered()
         let replaced = requests[request.id] != nil
         requests[request.id] = scheduled
-        Log.info("\(replaced ? "replaced" : "added") '\(request.id)' (\(request.trigger.summary))")
+        Log.info("\(replaced ? "replaced" : "added") '\(request.id)' (\(request.trigger.summary))",
+                 .event(replaced ? "replaced" : "added", id: request.id, category: request.content.categoryID))
         reconcile()
         return .ok(.added(request.id))
     }

@@ -200,7 +200,8 @@ extension Scheduler {
                     events.append(StoredEvent(at: at, id: replaced, event: "replaced", category: previous.content.categoryID))
                 }
                 record(events)
-                Log.info(describe(popup, serverID: serverID, fresh: fresh.count))
+                Log.info(describe(popup, serverID: serverID, fresh: fresh.count),
+                         .event("delivered", ids: fresh, category: popup.content.categoryID))
             }
             if owner != serverOwner { await serverAppeared(owner) }
             if deliveries.isEmpty { replayEarly() }
@@ -340,7 +341,8 @@ extension Scheduler {
         }
         record(popup.ids.map { StoredEvent(at: at, id: $0, event: what, category: popup.content.categoryID) })
         Log.info(popup.ids.count == 1 ? "notification '\(popup.ids[0])' closed (\(reason))"
-            : "notification \(serverID) closed (\(reason)): \(popup.ids.count) notifications")
+            : "notification \(serverID) closed (\(reason)): \(popup.ids.count) notifications",
+            .event(what, ids: popup.ids, category: popup.content.categoryID))
         if reason == .dismissed, !acted, popup.kind != .summary, let name = category(of: popup.content)?.dismissAction,
            let action = book.action(name) {
             perform(action, on: popup.ids[0], content: popup.content, serverID: nil, text: nil, token: nil)

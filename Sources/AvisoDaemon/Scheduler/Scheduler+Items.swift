@@ -229,7 +229,8 @@ extension Scheduler {
         if snooze != nil { saveSnoozes() }
         switch change {
         case .add(_, let entry):
-            Log.info("logged '\(name)' at \(localTime(entry.at))\(entry.count == 1 ? "" : " ×\(entry.count)")")
+            Log.info("logged '\(name)' at \(localTime(entry.at))\(entry.count == 1 ? "" : " ×\(entry.count)")",
+                     .event("logged", id: name))
             closePopups(ofItem: name)
         case .removeLast:
             Log.info("removed the latest entry of '\(name)'")

@@ -47,7 +47,8 @@ extension Scheduler {
         for (r, _, _) in changed { requests[r.request.id] = r }
         if changed.count <= 20 {
             for (r, isNew, line) in changed.sorted(by: { $0.0.request.id < $1.0.request.id }) {
-                Log.info("\(isNew ? "declared" : "updated") '\(r.request.id)' from \(r.source ?? "?"):\(line) (\(r.request.trigger.summary))")
+                Log.info("\(isNew ? "declared" : "updated") '\(r.request.id)' from \(r.source ?? "?"):\(line) (\(r.request.trigger.summary))",
+                         .event(isNew ? "declared" : "updated", id: r.request.id, category: r.request.content.categoryID))
             }
         } else {
             let added = changed.filter(\.isNew).count
@@ -120,7 +121,7 @@ extension Scheduler {
         guard !ids.isEmpty else { return }
         try store.deleteRequests(ids)
         for id in ids { requests[id] = nil }
-        Log.info("removed \(ids.map { "'\($0)'" }.joined(separator: ", ")) (\(why))")
+        Log.info("removed \(ids.map { "'\($0)'" }.joined(separator: ", ")) (\(why))", .event("removed", ids: ids))
         forgetDelivered(Set(ids))
     }
 

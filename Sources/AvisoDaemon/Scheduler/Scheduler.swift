@@ -171,7 +171,8 @@ public actor Scheduler {
                 if let r = requests[id], r.next != nil {
                     let c = priorityClass(of: r)
                     evictions[c, default: 0] += 1
-                    Log.notice("evicted '\(id)' (class \(c)) from the window: an earlier or more important request took its slot")
+                    Log.notice("evicted '\(id)' (class \(c)) from the window: an earlier or more important request took its slot",
+                               .event("evicted", id: id, category: r.request.content.categoryID))
                 }
             }
         }
@@ -267,7 +268,8 @@ public actor Scheduler {
         recorded(r)
         if direct { releasePlan([entry]).forEach(present) }
         if let why = hold(entry, at: current.wall) {
-            Log.info("'\(id)' is held: \(why == "quiet" ? "it is quiet" : "it waits for the next summary time")")
+            Log.info("'\(id)' is held: \(why == "quiet" ? "it is quiet" : "it waits for the next summary time")",
+                     .event("held", id: id, category: entry.content.categoryID))
         }
         reconcile()
         deliverOutbox()
@@ -278,6 +280,7 @@ public actor Scheduler {
     private func recorded(_ r: ScheduledRequest) {
         requests[r.request.id] = Self.staysInModel(r) ? r : nil
         firedCount += 1
+        Log.debug("fired '\(r.request.id)'", .event("fired", id: r.request.id, category: r.request.content.categoryID))
         storeRecovered()
     }
 
@@ -306,7 +309,7 @@ public actor Scheduler {
             Log.notice("""
                 skipped '\(id)' due at \(ISO8601.format(dueWall)): \(TimeSpan.format(lateness)) late, more than its \
                 MaxLate of \(TimeSpan.format(limit))
-                """)
+                """, .event("skipped", id: id, category: r.request.content.categoryID))
             return nil
         }
         r.fireCount += 1
