@@ -12,9 +12,11 @@ enum CalendarVerb {
         what aviso will do at DST changes (no day skipped, nothing twice).
 
           --iterations N    Show N elapses (default 1)
-          --base-time TIME  Compute from TIME instead of now ('YYYY-MM-DD HH:MM[:SS] [ZONE]')
+          --base-time TIME  Compute from TIME instead of now: 'YYYY-MM-DD HH:MM[:SS] [ZONE]', or '@EPOCH[.FRACTION]'
+                            (seconds since 1970, as systemd-analyze takes it)
           --dst POLICY      aviso (default) or systemd
-          --json            An array of {"spec", "normalized", "next": [ISO 8601 UTC]}
+          --json            An array of {"spec", "normalized", "next": [ISO 8601 UTC, with microseconds when an
+                            elapse has a fraction of a second]}
         """
 
     static let options: [Arguments.Option] = [
@@ -40,8 +42,10 @@ enum CalendarVerb {
         let local = ZoneDatabase.local(environment: env)
         let now: WallTime
         if let base = a.value("--base-time") {
-            do {
-                now = try DateTimeInput.parse(base, localZone: local, loadZone: { ZoneDatabase.load($0, environment: env) })
+            do throws(ValidationError) {
+                if let epoch = try DateTimeInput.parseEpoch(base) { now = epoch } else {
+                    now = try DateTimeInput.parse(base, localZone: local, loadZone: { ZoneDatabase.load($0, environment: env) })
+                }
             } catch { Output.fail(2, "--base-time: \(error.message)") }
         } else {
             var ts = timespec()
@@ -66,7 +70,7 @@ enum CalendarVerb {
                 next.append(n)
                 at = n
             }
-            answers.append(Answer(spec: text, normalized: spec.normalized, next: next.map { ISO8601.format($0) }))
+            answers.append(Answer(spec: text, normalized: spec.normalized, next: next.map(ISO8601.formatMicroseconds)))
             if a.has("--json") { continue }
             if index > 0 { Output.line() }
             if text != spec.normalized { Output.line("  Original form: \(text)") }

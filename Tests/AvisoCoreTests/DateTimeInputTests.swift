@@ -91,4 +91,24 @@ struct DateTimeInputTests {
             }
         }
     }
+
+    @Test(arguments: [
+        ("@1447398683.42", 1_447_398_683_420_000_000 as Int64),
+        ("@0", 0),
+        ("@1447398683", 1_447_398_683_000_000_000),
+        ("@1447398683.000000001", 1_447_398_683_000_000_001),
+    ])
+    func epochSecondsAsSystemdTakesThem(text: String, nanoseconds: Int64) throws {
+        #expect(try DateTimeInput.parseEpoch(text) == WallTime(nanoseconds: nanoseconds))
+    }
+
+    @Test(arguments: ["@", "@-1", "@1.", "@.5", "@1.1234567890", "@1e9", "@ 1", "@99999999999"])
+    func aBadEpochIsRefusedSayingWhy(text: String) {
+        let error = #expect(throws: ValidationError.self) { try DateTimeInput.parseEpoch(text) }
+        #expect(error?.message.contains("'\(text)'") == true, "\(error?.message ?? "")")
+    }
+
+    @Test func aTimeWithoutTheAtSignIsNotAnEpoch() throws {
+        #expect(try DateTimeInput.parseEpoch("2015-11-13 07:11:23") == nil)
+    }
 }

@@ -41,6 +41,13 @@ struct ISO8601Tests {
         #expect(ISO8601.parse(text) == nanoseconds.map { WallTime(nanoseconds: $0) })
     }
 
+    @Test func microsecondsAreShownOnlyWhenThereIsAFraction() {
+        #expect(ISO8601.formatMicroseconds(WallTime(nanoseconds: 1_447_398_683_420_000_000)) == "2015-11-13T07:11:23.420000Z")
+        #expect(ISO8601.formatMicroseconds(WallTime(nanoseconds: 1_447_398_683_000_000_999)) == "2015-11-13T07:11:23Z")
+        #expect(ISO8601.formatMicroseconds(WallTime(nanoseconds: 1_447_398_683_000_001_000)) == "2015-11-13T07:11:23.000001Z")
+        #expect(ISO8601.formatMicroseconds(WallTime(seconds: 1_447_398_683)) == "2015-11-13T07:11:23Z")
+    }
+
     @Test func formatThenParseRoundTripsWholeSeconds() {
         var s: Int64 = -5_000_000_000
         while s < 8_000_000_000 {

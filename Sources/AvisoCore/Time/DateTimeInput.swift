@@ -11,6 +11,27 @@ public enum DateTimeInput {
     /// first occurrence. Years outside 1970...2199, and instants outside `WallTime.earliestSupported...latestSupported`,
     /// are refused. Errors: `.dateTime` ("time '2026-13-01 09:00': month 13 is out of range (1...12)") and
     /// `.timeZone` ("unknown time zone 'Europe/Madird'").
+    /// "@EPOCH[.FRACTION]": seconds since the epoch, as systemd takes them (`systemd-analyze calendar
+    /// --base-time=@1447398683.42`); nil when `text` does not start with '@'. Digits only, at most nine after the
+    /// point; the instant must be within the supported range.
+    public static func parseEpoch(_ text: String) throws(ValidationError) -> WallTime? {
+        guard text.hasPrefix("@") else { return nil }
+        let number = text.dropFirst()
+        let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let digits: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard digits(parts[0]), parts.count == 1 || (digits(parts[1]) && parts[1].count <= 9),
+              parts[0].count <= 12, let seconds = Int64(parts[0]) else {
+            throw ValidationError(.dateTime, "time '\(text)': expected '@' and seconds since 1970, like @1447398683.42 "
+                + "(at most nine digits after the point)")
+        }
+        let fraction = parts.count == 2 ? Int64(parts[1] + String(repeating: "0", count: 9 - parts[1].count))! : 0
+        let t = WallTime(seconds: seconds) + Span(nanoseconds: fraction)
+        guard t.isSupported else {
+            throw ValidationError(.dateTime, "time '\(text)' is after \(ISO8601.format(WallTime.latestSupported)), the last supported instant")
+        }
+        return t
+    }
+
     public static func parse(
         _ text: String, localZone: ZoneRules, loadZone: (String) -> ZoneRules?
     ) throws(ValidationError) -> WallTime {

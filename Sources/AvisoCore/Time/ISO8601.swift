@@ -14,6 +14,15 @@ public enum ISO8601 {
         return String(format(t).dropLast()) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
+    /// "2015-11-13T07:11:23.420000Z" when `t` has a fraction of a second (microseconds, truncated toward the past),
+    /// else as `format`: for calendar elapses, whose specs may name fractions of seconds.
+    public static func formatMicroseconds(_ t: WallTime) -> String {
+        let us = Int(CivilDateTime.floorDiv(t.nanoseconds, 1_000) - t.seconds * 1_000_000)
+        guard us != 0 else { return format(t) }
+        let digits = String(us)
+        return String(format(t).dropLast()) + "." + String(repeating: "0", count: 6 - digits.count) + digits + "Z"
+    }
+
     /// Parses "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)"; nil if it is not such a timestamp or names no real date.
     ///
     /// A space or lowercase "t" may separate date and time, "z" is accepted, and offsets may be written ±HHMM or ±HH.
