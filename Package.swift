@@ -14,13 +14,15 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Tiny C for macros and variadic functions.
         .target(name: "CShims"),
+        // The kernel's interfaces (epoll, timerfd, eventfd, signalfd, inotify) from their headers.
+        .target(name: "CKernel"),
 
         // Pure: no Glibc, no Foundation, no C modules, no clock reads.
         .target(name: "AvisoCore"),
         // Wire types and framing shared by daemon and client.
         .target(name: "AvisoProtocol", dependencies: ["AvisoCore"]),
         // The only module that touches C and the kernel.
-        .target(name: "AvisoDaemon", dependencies: ["AvisoCore", "AvisoProtocol", "CNotify", "CSystemd", "CSQLite", "CShims"]),
+        .target(name: "AvisoDaemon", dependencies: ["AvisoCore", "AvisoProtocol", "CNotify", "CSystemd", "CSQLite", "CShims", "CKernel"]),
 
         .executableTarget(name: "avisod", dependencies: ["AvisoDaemon"]),
         .executableTarget(name: "avisoctl", dependencies: ["AvisoProtocol", "AvisoCore"]),
@@ -37,7 +39,7 @@ let package = Package(
         .testTarget(name: "AvisoCoreTests", dependencies: ["AvisoCore", "AvisoTestSupport"]),
         .testTarget(name: "AvisoProtocolTests", dependencies: ["AvisoProtocol", "AvisoTestSupport"]),
         .testTarget(name: "AvisoDaemonTests", dependencies: [
-            "AvisoDaemon", "AvisoTestSupport", "avisod", "avisoctl", "aviso-test-notifyd", "aviso-test-logind",
+            "AvisoDaemon", "AvisoTestSupport", "CKernel", "avisod", "avisoctl", "aviso-test-notifyd", "aviso-test-logind",
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["AvisoTestSupport", "avisod", "avisoctl"]),
     ],

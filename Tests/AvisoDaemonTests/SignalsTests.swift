@@ -1,3 +1,4 @@
+import CKernel
 import Glibc
 import Testing
 
@@ -27,7 +28,7 @@ import Testing
             consumer.cancel()
         }
         var arrivals = received.makeAsyncIterator()
-        let send = { (signo: Int32) in LinuxAPI.tgkill(getpid(), signals.readerThreadID, signo) }
+        let send = { (signo: Int32) in aviso_tgkill(getpid(), signals.readerThreadID, signo) }
 
         #expect(send(SIGWINCH) == 0)
         #expect(send(SIGURG) == 0)

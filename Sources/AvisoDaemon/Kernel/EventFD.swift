@@ -1,10 +1,11 @@
+internal import CKernel
 import Glibc
 
 /// Wrappers for eventfd: a counter one thread bumps to wake another out of `epoll_wait`.
 enum EventFD {
     /// Creates a non-blocking, close-on-exec eventfd starting at zero.
     static func create() throws(SystemError) -> Int32 {
-        try syscall("eventfd") { LinuxAPI.eventfd(0, LinuxAPI.cloexec | LinuxAPI.nonblock) }
+        try syscall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
     }
 
     /// Adds one to the counter, waking any waiter.

@@ -1,27 +1,25 @@
+internal import CKernel
 import Glibc
 
 /// Wrappers for inotify: one non-blocking descriptor, watches added by path, events read in batches.
-///
-/// Glibc's module map leaves out `<sys/inotify.h>`, so the three calls are resolved from libc with `dlsym`, as
-/// `LinuxAPI` does for timerfd and epoll. The mask bits are the kernel ABI values.
 enum Inotify {
     struct Mask: OptionSet, Hashable, Sendable {
         let rawValue: UInt32
-        static let modify = Mask(rawValue: 0x0000_0002)
-        static let attrib = Mask(rawValue: 0x0000_0004)
-        static let closeWrite = Mask(rawValue: 0x0000_0008)
-        static let movedFrom = Mask(rawValue: 0x0000_0040)
-        static let movedTo = Mask(rawValue: 0x0000_0080)
-        static let create = Mask(rawValue: 0x0000_0100)
-        static let delete = Mask(rawValue: 0x0000_0200)
-        static let deleteSelf = Mask(rawValue: 0x0000_0400)
-        static let moveSelf = Mask(rawValue: 0x0000_0800)
-        static let unmount = Mask(rawValue: 0x0000_2000)
-        static let queueOverflow = Mask(rawValue: 0x0000_4000)
+        static let modify = Mask(rawValue: UInt32(IN_MODIFY))
+        static let attrib = Mask(rawValue: UInt32(IN_ATTRIB))
+        static let closeWrite = Mask(rawValue: UInt32(IN_CLOSE_WRITE))
+        static let movedFrom = Mask(rawValue: UInt32(IN_MOVED_FROM))
+        static let movedTo = Mask(rawValue: UInt32(IN_MOVED_TO))
+        static let create = Mask(rawValue: UInt32(IN_CREATE))
+        static let delete = Mask(rawValue: UInt32(IN_DELETE))
+        static let deleteSelf = Mask(rawValue: UInt32(IN_DELETE_SELF))
+        static let moveSelf = Mask(rawValue: UInt32(IN_MOVE_SELF))
+        static let unmount = Mask(rawValue: UInt32(IN_UNMOUNT))
+        static let queueOverflow = Mask(rawValue: UInt32(IN_Q_OVERFLOW))
         /// The watch is gone (its inode was deleted, or it was removed).
-        static let ignored = Mask(rawValue: 0x0000_8000)
-        static let onlyDirectory = Mask(rawValue: 0x0100_0000)
-        static let isDirectory = Mask(rawValue: 0x4000_0000)
+        static let ignored = Mask(rawValue: UInt32(IN_IGNORED))
+        static let onlyDirectory = Mask(rawValue: UInt32(IN_ONLYDIR))
+        static let isDirectory = Mask(rawValue: UInt32(IN_ISDIR))
     }
 
     /// One event: which watch, what happened, and the name inside a watched directory ("" for the watch itself).
@@ -32,33 +30,29 @@ enum Inotify {
         var name: String
     }
 
-    private static let initFunction = resolve("inotify_init1", as: (@convention(c) (Int32) -> Int32).self)
-    private static let addWatchFunction = resolve(
-        "inotify_add_watch", as: (@convention(c) (Int32, UnsafePointer<CChar>, UInt32) -> Int32).self)
-    private static let removeWatchFunction = resolve("inotify_rm_watch", as: (@convention(c) (Int32, Int32) -> Int32).self)
-
     /// A close-on-exec, non-blocking inotify descriptor.
     static func create() throws(SystemError) -> Int32 {
-        try syscall("inotify_init1") { initFunction(LinuxAPI.cloexec | LinuxAPI.nonblock) }
+        try syscall("inotify_init1") { inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)) }
     }
 
     /// Watches `path` (symlinks followed) for `mask`; returns the watch descriptor, the same one for an inode
     /// already watched (its mask is then replaced). ENOSPC means the user's watch limit is reached.
     static func addWatch(_ fd: Int32, _ path: String, _ mask: Mask) throws(SystemError) -> Int32 {
-        try syscall("inotify_add_watch") { addWatchFunction(fd, path, mask.rawValue) }
+        try syscall("inotify_add_watch") { inotify_add_watch(fd, path, mask.rawValue) }
     }
 
     /// Removes a watch; EINVAL (already gone with its inode) is not an error.
     static func removeWatch(_ fd: Int32, _ watch: Int32) {
-        _ = try? syscall("inotify_rm_watch") { removeWatchFunction(fd, watch) }
+        _ = try? syscall("inotify_rm_watch") { inotify_rm_watch(fd, watch) }
     }
 
     /// Reads every queued event; empty when none is queued.
     static func read(_ fd: Int32) -> [Event] {
         var events: [Event] = []
-        // Room for many events: each is 16 bytes plus a name of at most NAME_MAX + 1.
+        // Room for many events: each is a struct inotify_event and a name of at most NAME_MAX + 1.
         let size = 64 * 1024
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        let header = MemoryLayout<inotify_event>.size
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<inotify_event>.alignment)
         defer { buffer.deallocate() }
         while true {
             let n: Int
@@ -69,27 +63,19 @@ enum Inotify {
             }
             if n <= 0 { return events }
             var offset = 0
-            while offset + 16 <= n {
-                let watch = buffer.load(fromByteOffset: offset, as: Int32.self)
-                let mask = buffer.load(fromByteOffset: offset + 4, as: UInt32.self)
-                let cookie = buffer.load(fromByteOffset: offset + 8, as: UInt32.self)
-                let length = Int(buffer.load(fromByteOffset: offset + 12, as: UInt32.self))
+            while offset + header <= n {
+                // Records are whole and aligned for the struct: the kernel pads each name to keep them so.
+                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
+                let length = Int(event.len)
                 var name = ""
-                if length > 0 && offset + 16 + length <= n {
-                    let bytes = UnsafeRawBufferPointer(start: buffer + offset + 16, count: length)
+                if length > 0 && offset + header + length <= n {
+                    let bytes = UnsafeRawBufferPointer(start: buffer + offset + header, count: length)
                     let end = bytes.firstIndex(of: 0) ?? length
                     name = String(decoding: bytes[..<end], as: UTF8.self)
                 }
-                events.append(Event(watch: watch, mask: Mask(rawValue: mask), cookie: cookie, name: name))
-                offset += 16 + length
+                events.append(Event(watch: event.wd, mask: Mask(rawValue: event.mask), cookie: event.cookie, name: name))
+                offset += header + length
             }
         }
-    }
-
-    private static func resolve<F>(_ name: String, as type: F.Type) -> F {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
-            fatalError("libc has no \(name): aviso needs Linux with glibc")
-        }
-        return unsafeBitCast(symbol, to: type)
     }
 }

@@ -1,3 +1,4 @@
+internal import CKernel
 import Glibc
 
 /// Starts a detached POSIX thread for a loop that blocks in the kernel (epoll_wait, read on a signalfd).
@@ -19,7 +20,7 @@ enum KernelThread {
             return nil
         }, box)
         precondition(rc == 0, "pthread_create failed with \(Errno(rawValue: rc))")
-        _ = LinuxAPI.pthreadSetname(thread, String(name.prefix(15)))
+        _ = aviso_set_thread_name(thread, String(name.prefix(15)))
         pthread_detach(thread)
     }
 }

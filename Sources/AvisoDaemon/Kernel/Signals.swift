@@ -1,3 +1,4 @@
+internal import CKernel
 import Glibc
 
 /// Delivers process signals (SIGTERM, SIGINT, SIGHUP) as an async sequence instead of to a handler.
@@ -27,7 +28,7 @@ public final class Signals: Sendable {
         precondition(rc == 0, "pthread_sigmask failed with \(Errno(rawValue: rc))")
         let fd: Int32
         do {
-            fd = try syscall("signalfd") { LinuxAPI.signalfd(-1, &set, LinuxAPI.cloexec) }
+            fd = try syscall("signalfd") { signalfd(-1, &set, Int32(SFD_CLOEXEC)) }
         } catch {
             // Only EMFILE/ENFILE/ENOMEM can happen here, at startup: the daemon cannot run without stop signals.
             fatalError("cannot receive signals: \(error)")
@@ -37,24 +38,21 @@ public final class Signals: Sendable {
         // The reader's thread id is known only once it runs; waiting for it costs microseconds, once.
         let handshake = Handshake()
         KernelThread.spawn(name: "aviso-signals") {
-            handshake.tid.pointee = LinuxAPI.gettid()
+            handshake.tid.pointee = aviso_gettid()
             sem_post(handshake.started)
-            var info = [UInt8](repeating: 0, count: LinuxAPI.signalfdInfoSize)
+            var info = signalfd_siginfo()
             while true {
                 let n: Int
                 do {
-                    n = try info.withUnsafeMutableBytes { raw in
-                        try syscall("read") { Glibc.read(fd, raw.baseAddress, raw.count) }
-                    }
+                    n = try syscall("read") { Glibc.read(fd, &info, MemoryLayout<signalfd_siginfo>.size) }
                 } catch {
                     Log.error("signals can no longer be received: \(error)")
                     continuation.finish()
                     return
                 }
                 // The kernel only hands out whole signalfd_siginfo records.
-                guard n == LinuxAPI.signalfdInfoSize else { continue }
-                let signo = info.withUnsafeBytes { $0.load(fromByteOffset: 0, as: UInt32.self) }
-                continuation.yield(Int32(bitPattern: signo))
+                guard n == MemoryLayout<signalfd_siginfo>.size else { continue }
+                continuation.yield(Int32(bitPattern: info.ssi_signo))
             }
         }
         while sem_wait(handshake.started) != 0 {}

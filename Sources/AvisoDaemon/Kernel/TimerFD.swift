@@ -1,4 +1,5 @@
 import AvisoCore
+internal import CKernel
 import Glibc
 
 /// Wrappers for timerfd: one-shot timers armed at absolute deadlines on a kernel clock.
@@ -17,7 +18,7 @@ enum TimerFD {
     static func create(_ clock: KernelClock) throws(SystemError) -> Int32 {
         let id = clock == .realtime ? CLOCK_REALTIME : CLOCK_BOOTTIME
         return try syscall("timerfd_create") {
-            LinuxAPI.timerfdCreate(Int32(id), LinuxAPI.cloexec | LinuxAPI.nonblock)
+            timerfd_create(Int32(id), Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         }
     }
 
@@ -29,9 +30,9 @@ enum TimerFD {
         var spec = itimerspec()
         let ns = max(deadline, 1)
         spec.it_value = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
-        var flags = LinuxAPI.timerAbsolute
-        if clock == .realtime { flags |= LinuxAPI.timerCancelOnSet }
-        try syscall("timerfd_settime") { LinuxAPI.timerfdSettime(fd, flags, &spec, nil) }
+        var flags = Int32(TFD_TIMER_ABSTIME)
+        if clock == .realtime { flags |= Int32(TFD_TIMER_CANCEL_ON_SET) }
+        try syscall("timerfd_settime") { timerfd_settime(fd, flags, &spec, nil) }
     }
 
     /// Reads the expiration count without blocking.
