@@ -10,26 +10,30 @@ set -l verbs add pending remove delivered remove-delivered fire status reload li
 complete -c avisoctl -f
 complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -l socket -r -F -d 'Control socket'
 complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -l version -d 'Print the version'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a add -d 'Schedule a notification'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a pending -d 'List the armed requests'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a remove -d 'Remove pending requests'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a delivered -d 'List delivered notifications'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a remove-delivered -d 'Forget delivered notifications'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a fire -d 'Deliver a pending request now'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a status -d "Show the daemon's state"
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a reload -d 'Re-read the configuration'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a list -d 'List the whole model'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a stats -d 'Show counters'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a categories -d 'List categories and actions'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a respond -d 'Run an action of a notification'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a events -d 'Show what happened to notifications'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a quiet -d 'Show or change quiet hours'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a items -d 'List the items and their logs'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a log -d 'Log that an item was done'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a unlog -d "Remove an item's latest log entry"
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a sync -d 'Replace the requests under a prefix'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a calendar -d 'Next elapses of OnCalendar specs'
-complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a help -d 'Show help'
+for command in \
+        'add:Schedule a notification' \
+        'pending:List the armed requests' \
+        'remove:Remove pending requests' \
+        'delivered:List delivered notifications' \
+        'remove-delivered:Forget delivered notifications' \
+        'fire:Deliver a pending request now' \
+        'status:Show the daemon\'s state' \
+        'reload:Re-read the configuration' \
+        'list:List the whole model' \
+        'stats:Show counters' \
+        'categories:List categories and actions' \
+        'respond:Run an action of a notification' \
+        'events:Show what happened to notifications' \
+        'quiet:Show or change quiet hours' \
+        'items:List the items and their logs' \
+        'log:Log that an item was done' \
+        'unlog:Remove an item\'s latest log entry' \
+        'sync:Replace the requests under a prefix' \
+        'calendar:Next elapses of OnCalendar specs' \
+        'help:Show help'
+    set -l parts (string split -m 1 : $command)
+    complete -c avisoctl -n "not __fish_seen_subcommand_from $verbs" -a $parts[1] -d $parts[2]
+end
 
 complete -c avisoctl -n '__fish_seen_subcommand_from pending delivered status list stats categories items sync quiet calendar events' -l json -d 'JSON output'
 complete -c avisoctl -n '__fish_seen_subcommand_from add' -l id -x -d 'Identifier'

@@ -71,19 +71,7 @@ public final class DaemonProcess: @unchecked Sendable {
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments
         p.environment = environment.merging(daemonOnlyEnvironment) { _, b in b }
-        let err = Pipe()
-        if journalStream {
-            // As systemd sets it for a service whose output goes to the journal: the device and inode of stderr.
-            var info = stat()
-            fstat(err.fileHandleForWriting.fileDescriptor, &info)
-            p.environment?["JOURNAL_STREAM"] = "\(info.st_dev):\(info.st_ino)"
-        }
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        log = LineChannel()
-        log.attach(err.fileHandleForReading)
-        try p.run()
-        process = p
+        try run(p, journalStream: journalStream)
     }
 
     /// Starts `systemd-socket-activate` listening on `socket` for avisod, as `aviso.socket` would: avisod is started
@@ -112,7 +100,18 @@ public final class DaemonProcess: @unchecked Sendable {
             status = child.wait()
             sys.exit(status if status >= 0 else 128 - status)
             """, "/usr/bin/systemd-socket-activate"] + arguments
+        try run(p, journalStream: false)
+    }
+
+    /// Starts `p` as the daemon: its stderr lines in a new `log`, its stdout discarded; with `journalStream`, told
+    /// (`JOURNAL_STREAM`, as systemd sets it for output that goes to the journal) that its stderr is the journal.
+    private func run(_ p: Process, journalStream: Bool) throws {
         let err = Pipe()
+        if journalStream {
+            var info = stat()
+            fstat(err.fileHandleForWriting.fileDescriptor, &info)
+            p.environment?["JOURNAL_STREAM"] = "\(info.st_dev):\(info.st_ino)"
+        }
         p.standardError = err
         p.standardOutput = FileHandle.nullDevice
         log = LineChannel()

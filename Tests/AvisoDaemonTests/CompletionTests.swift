@@ -52,11 +52,7 @@ struct CompletionTests {
         #expect(try Self.bash("avisoctl add --level t") == ["time-sensitive"])
         #expect(try Self.bash("avisoctl quiet o") == ["off", "on"])
         // Every verb of `avisoctl --help` is offered, and nothing else.
-        let help = try DaemonProcess.run(Products.path("avisoctl"), ["--help"]).stdout
-        let commands = help.components(separatedBy: "Commands:")[1].components(separatedBy: "Options:")[0]
-        let verbs = commands.split(separator: "\n").compactMap { line -> String? in
-            line.hasPrefix("  ") && !line.hasPrefix("   ") ? line.split(separator: " ").first.map(String.init) : nil
-        }
+        let verbs = try Self.avisoctlVerbs()
         #expect(try Self.bash("avisoctl ") == (verbs + ["help"]).sorted())
         #expect(try Self.fish("avisoctl ") == (verbs + ["help"]).sorted())
     }
@@ -71,5 +67,14 @@ struct CompletionTests {
         #expect(try Self.bash("avisoctl --socket \(socket) remove te") == ["tea", "team-call"])
         #expect(try Self.bash("avisoctl --socket \(socket) fire ") == ["bins", "tea", "team-call"])
         #expect(try Self.fish("avisoctl remove te", socket: socket) == ["tea", "team-call"])
+    }
+
+    /// The commands `avisoctl --help` lists, in its order.
+    static func avisoctlVerbs() throws -> [String] {
+        let help = try DaemonProcess.run(Products.path("avisoctl"), ["--help"]).stdout
+        let commands = help.components(separatedBy: "Commands:")[1].components(separatedBy: "Options:")[0]
+        return commands.split(separator: "\n").compactMap { line -> String? in
+            line.hasPrefix("  ") && !line.hasPrefix("   ") ? line.split(separator: " ").first.map(String.init) : nil
+        }
     }
 }

@@ -22,11 +22,7 @@ struct ManPageTests {
 
     @Test func avisoctlsPageHasEveryCommand() throws {
         let page = try String(contentsOfFile: Self.doc + "/avisoctl.1.scd", encoding: .utf8)
-        let help = try DaemonProcess.run(Products.path("avisoctl"), ["--help"]).stdout
-        let commands = help.components(separatedBy: "Commands:")[1].components(separatedBy: "Options:")[0]
-        let verbs = commands.split(separator: "\n").compactMap { line -> String? in
-            line.hasPrefix("  ") && !line.hasPrefix("   ") ? line.split(separator: " ").first.map(String.init) : nil
-        }
+        let verbs = try CompletionTests.avisoctlVerbs()
         #expect(verbs.count > 15)
         for verb in verbs { #expect(page.contains("\n*\(verb)*"), "avisoctl(1) lacks '\(verb)'") }
     }
