@@ -43,6 +43,8 @@ install: build man
 	sed 's|%h/.local/bin|$(PREFIX)/bin|g' systemd/aviso.service > $(DESTDIR)$(HOME)/.config/systemd/user/aviso.service
 	install -m644 systemd/aviso.socket $(DESTDIR)$(HOME)/.config/systemd/user/aviso.socket
 	install -Dm644 data/aviso.desktop $(DESTDIR)$(PREFIX)/share/applications/aviso.desktop
+	install -d $(DESTDIR)$(PREFIX)/share/dbus-1/services
+	sed 's|^Exec=/usr/bin/|Exec=$(PREFIX)/bin/|' data/org.aviso.Scheduler1.service > $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.aviso.Scheduler1.service
 	install -Dm644 data/icons/hicolor/scalable/apps/aviso.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/aviso.svg
 	install -Dm644 completions/avisoctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/avisoctl
 	install -Dm644 completions/_avisoctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_avisoctl
@@ -58,7 +60,8 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/aviso.svg \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/avisoctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_avisoctl \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/avisoctl.fish $(DESTDIR)$(PREFIX)/share/man/man1/avisoctl.1 \
-		$(DESTDIR)$(PREFIX)/share/man/man8/avisod.8 $(DESTDIR)$(PREFIX)/share/man/man5/aviso.conf.5
+		$(DESTDIR)$(PREFIX)/share/man/man8/avisod.8 $(DESTDIR)$(PREFIX)/share/man/man5/aviso.conf.5 \
+		$(DESTDIR)$(PREFIX)/share/dbus-1/services/org.aviso.Scheduler1.service
 
 bench: build
 	./Benchmarks/run

@@ -118,12 +118,21 @@ public enum Daemon {
             server.stop()
             return 1
         }
+        // The D-Bus API for applications, on the GLib thread; it hears the events it turns into signals.
+        let api = SchedulerService(thread: glib, command: { await scheduler.handle($0) }, add: { await scheduler.add(options: $0) })
+        api.start()
+        let (_, apiEvents) = await scheduler.events(follow: true)
         systemd.ready(status: await scheduler.statusLine)
         Log.notice("avisod \(version) ready; control socket \(socketPath)")
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { for await e in timers.events { await scheduler.handle(e) } }
             group.addTask { for await e in notifierEvents { await scheduler.handle(e) } }
+            if let apiEvents {
+                group.addTask {
+                    for await reply in apiEvents { if case .ok(.events(let events)) = reply { events.forEach(api.emit) } }
+                }
+            }
             if let watcher {
                 group.addTask { for await e in watcher.events { await scheduler.handle(e) } }
             }

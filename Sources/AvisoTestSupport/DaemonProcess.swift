@@ -163,16 +163,23 @@ public final class DaemonProcess: @unchecked Sendable {
         let process = Process()
 
         /// Stops it (SIGTERM) and waits for it.
+        /// Ends it with SIGKILL and waits: a program started from a test thread inherits its blocked signals and may
+        /// never see a SIGTERM.
         public func terminate() {
-            if process.isRunning { process.terminate() }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
     }
 
     /// Starts `avisoctl --socket SOCKET args...` without waiting for it to end.
     public func ctlProcess(_ args: [String]) throws -> Running {
-        let running = Running()
         let (program, arguments) = command(Products.path("avisoctl"), ["--socket", socket] + args)
+        return try Self.start(program, arguments, environment: environment)
+    }
+
+    /// Starts a program without waiting for it to end; its output lines arrive in `lines`.
+    public static func start(_ program: String, _ arguments: [String], environment: [String: String]) throws -> Running {
+        let running = Running()
         running.process.executableURL = URL(fileURLWithPath: program)
         running.process.arguments = arguments
         running.process.environment = environment

@@ -64,84 +64,19 @@ enum Add {
         if let extra = a.positionals.first {
             Output.fail(2, "unexpected argument '\(extra)' (quote values that contain spaces; see 'avisoctl add --help')")
         }
-        var request = Request(id: a.value("--id") ?? generatedID(), content: content(a), trigger: trigger(a))
-        if let span = a.value("--max-late") {
-            do { request.maxLate = try TimeSpan.parse(span) } catch { Output.fail(2, "--max-late: \(error.message)") }
-        }
-        if let p = a.value("--priority") {
-            guard let n = Int(p), (0...99).contains(n) else { Output.fail(2, "--priority: '\(p)' is not a class from 0 to 99") }
-            request.priority = n
+        var values: [String: [String]] = [:]
+        for name in RequestOptions.names where a.has("--" + name) { values[name] = a.all("--" + name) }
+        values["image"] = values["image"]?.map(absolute)
+        let env = ProcessEnvironment.current
+        let zones = ZoneContext(local: ZoneDatabase.local(environment: env), named: { ZoneDatabase.load($0, environment: env) })
+        let request: Request
+        do throws(RequestOptions.Problem) {
+            request = try RequestOptions(values).request(zones: zones)
+        } catch {
+            Output.fail(2, error.message + " (see 'avisoctl add --help')")
         }
         guard case .added(let id) = context.send(.add(request)) else { Output.fail(1, "unexpected reply") }
         Output.line(id)
-    }
-
-    private static func trigger(_ a: Arguments) -> Trigger {
-        if let on = a.value("--on") { return calendar(on, a) }
-        if a.has("--tz") || a.has("--dst") { Output.fail(2, "--tz and --dst go with --on") }
-        switch (a.value("--in"), a.value("--at")) {
-        case (nil, nil): Output.fail(2, "add needs --in SPAN or --at TIME (see 'avisoctl add --help')")
-        case (_?, _?): Output.fail(2, "--in and --at cannot be used together")
-        case (let span?, nil):
-            do {
-                return .interval(try TimeSpan.parse(span), repeats: a.has("--repeat"))
-            } catch { Output.fail(2, "--in: \(error.message)") }
-        case (nil, let time?):
-            if a.has("--repeat") { Output.fail(2, "--repeat goes with --in, not --at") }
-            let env = ProcessEnvironment.current
-            do {
-                let at = try DateTimeInput.parse(
-                    time, localZone: ZoneDatabase.local(environment: env),
-                    loadZone: { ZoneDatabase.load($0, environment: env) })
-                return .date(at)
-            } catch { Output.fail(2, "--at: \(error.message)") }
-        }
-    }
-
-    private static func calendar(_ text: String, _ a: Arguments) -> Trigger {
-        if a.has("--in") || a.has("--at") || a.has("--repeat") { Output.fail(2, "--on cannot be used with --in, --at or --repeat") }
-        let env = ProcessEnvironment.current
-        let spec: CalendarSpec
-        do {
-            spec = try CalendarSpec.parse(text, isZone: { ZoneDatabase.load($0, environment: env) != nil })
-        } catch { Output.fail(2, "--on: \(error.message)") }
-        guard let policy = DSTPolicy(rawValue: a.value("--dst") ?? "aviso") else {
-            Output.fail(2, "--dst: '\(a.value("--dst")!)' is not aviso or systemd")
-        }
-        var zone: String?
-        if let tz = a.value("--tz") {
-            if spec.zone != nil || spec.isUTC { Output.fail(2, "--tz: the spec '\(text)' already names its zone") }
-            if tz == "local" {
-                zone = ZoneDatabase.local(environment: env).name
-            } else {
-                guard ZoneDatabase.load(tz, environment: env) != nil else { Output.fail(2, "--tz: unknown time zone '\(tz)'") }
-                zone = tz
-            }
-        }
-        return .calendar(CalendarTrigger(spec: text, zone: zone, policy: policy))
-    }
-
-    private static func content(_ a: Arguments) -> Content {
-        var c = Content(
-            title: a.value("--title") ?? "", subtitle: a.value("--subtitle") ?? "", body: a.value("--body") ?? "",
-            threadID: a.value("--thread"), categoryID: a.value("--category"), image: a.value("--image").map(absolute),
-            delivery: a.has("--summary") ? .summary : nil)
-        if let r = a.value("--relevance") {
-            guard let x = Double(r), x.isFinite else { Output.fail(2, "--relevance: '\(r)' is not a number (expected 0 to 1)") }
-            c.relevance = x
-        }
-        if let l = a.value("--level") {
-            do { c.level = try InterruptionLevel.parse(l) } catch { Output.fail(2, "--level: \(error.message)") }
-        }
-        for pair in a.all("--data") {
-            guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-                Output.fail(2, "--data: '\(pair)' is not KEY=VALUE")
-            }
-            let value = String(pair[pair.index(after: eq)...])
-            c.userInfo[String(pair[..<eq])] =
-                (try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8))) ?? .string(value)
-        }
-        return c
     }
 
     /// Relative image paths are taken from the current directory: the daemon does not share it.
@@ -150,12 +85,5 @@ enum Add {
         var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX))
         guard buffer.withUnsafeMutableBufferPointer({ getcwd($0.baseAddress.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self) }, $0.count) }) != nil else { return path }
         return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self) + "/" + path
-    }
-
-    /// A random identifier like "aviso-3f9c2a71d04e".
-    private static func generatedID() -> String {
-        let n = UInt64.random(in: 0..<(1 << 48))
-        let hex = String(n, radix: 16)
-        return "aviso-" + String(repeating: "0", count: 12 - hex.count) + hex
     }
 }

@@ -33,6 +33,15 @@ extension Scheduler {
         }
     }
 
+    /// The D-Bus API's Add: `avisoctl add`'s options, read with this daemon's zones.
+    public func add(options: [String: [String]]) -> Reply {
+        do throws(RequestOptions.Problem) {
+            return add(try RequestOptions(options).request(zones: zones))
+        } catch {
+            return .error(ReplyError(code: "invalid", message: error.message + "; nothing was added"))
+        }
+    }
+
     func add(_ request: Request) -> Reply {
         let current = now()
         if let file = requests[request.id]?.source {
