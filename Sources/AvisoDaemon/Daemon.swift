@@ -165,6 +165,7 @@ public enum Daemon {
             sleepSink.finish()
             group.cancelAll()
         }
+        withExtendedLifetime(api) {}
         return 0
     }
 

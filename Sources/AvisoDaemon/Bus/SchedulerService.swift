@@ -45,6 +45,7 @@ final class SchedulerService: @unchecked Sendable {
     }
 
     /// Owns the name on the session bus; without a bus, or with the name taken, the API is not offered (logged).
+    /// The caller keeps the service until the GLib thread has stopped.
     func start() {
         glib.perform { [self] in
             g_bus_own_name(
@@ -56,7 +57,9 @@ final class SchedulerService: @unchecked Sendable {
                         ? "no session bus: the D-Bus API \(SchedulerService.name) is not offered"
                         : "\(SchedulerService.name) is owned by another process: the D-Bus API is not offered")
                 },
-                Unmanaged.passRetained(self).toOpaque(), nil)
+                // Not retained: the daemon keeps the service until the GLib thread has stopped, and the scheduler (with
+                // its store, closed and checkpointed when released) must not be kept alive past that by GLib.
+                Unmanaged.passUnretained(self).toOpaque(), nil)
         }
     }
 
