@@ -182,13 +182,14 @@ public final class FileWatcher: Sendable {
             }
         }
         guard refresh else { return }
-        let hadConfig = table.watchesConfigDirectory
-        let hadZone = table.watchesZoneDirectory
+        let hadConfig = table.configDirectoryWatch
+        let hadZone = table.zoneDirectoryWatch
         pending.failures += table.refresh()
         // A directory that reappeared may already hold files whose events were never seen: rescan it whole. One
-        // that went away may have gone before its own events were read (they then name a forgotten watch).
-        if hadConfig != table.watchesConfigDirectory { pending.paths.insert(table.configDirectory) }
-        if hadZone != table.watchesZoneDirectory { pending.zone = true }
+        // that went away may have gone before its own events were read (they then name a forgotten watch). One
+        // removed and created again before this refresh has a new watch, though it was watched before and after.
+        if hadConfig != table.configDirectoryWatch { pending.paths.insert(table.configDirectory) }
+        if hadZone != table.zoneDirectoryWatch { pending.zone = true }
     }
 
     /// `*.conf`, not hidden: editors' temporary files (".x.conf.swp", ".#x.conf", "x.conf~") do not count.

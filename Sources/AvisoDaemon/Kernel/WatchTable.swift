@@ -45,10 +45,15 @@ final class WatchTable: @unchecked Sendable {
         zoneDirectory = Self.split(self.zoneFile).directory
     }
 
-    /// Whether the configuration directory itself is watched (it exists).
-    var watchesConfigDirectory: Bool { byWatch.values.contains { $0.contains { $0.kind == .configDirectory } } }
-    /// Whether the zone file's directory is watched (it exists).
-    var watchesZoneDirectory: Bool { byWatch.values.contains { $0.contains { $0.kind == .zoneDirectory } } }
+    /// The watch on the configuration directory itself, nil when it is not watched (it does not exist). A new
+    /// number means a new directory: one removed and created again.
+    var configDirectoryWatch: Int32? { watch(of: .configDirectory) }
+    /// The watch on the zone file's directory, likewise.
+    var zoneDirectoryWatch: Int32? { watch(of: .zoneDirectory) }
+
+    private func watch(of kind: Kind) -> Int32? {
+        byWatch.first { $0.value.contains { $0.kind == kind } }?.key
+    }
 
     /// What the watch `wd` is for; empty for a watch already dropped.
     func watched(_ wd: Int32) -> [Watched] { byWatch[wd] ?? [] }
