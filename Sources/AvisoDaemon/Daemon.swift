@@ -165,6 +165,8 @@ public enum Daemon {
             sleepSink.finish()
             group.cancelAll()
         }
+        // Closed here, whatever still holds the scheduler: the write-ahead log is checkpointed into the database.
+        await scheduler.closeStore()
         withExtendedLifetime(api) {}
         return 0
     }

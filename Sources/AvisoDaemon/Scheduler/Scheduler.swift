@@ -421,6 +421,9 @@ public actor Scheduler {
         }
     }
 
+    /// Closes the database at shutdown; nothing may use the scheduler afterwards.
+    public func closeStore() { store.close() }
+
     /// The status line, for READY=1.
     public var statusLine: String { lastStatus }
 }
