@@ -41,13 +41,14 @@ public struct RequestOptions {
 
     private func value(_ name: String) -> String? { values[name]?.last }
 
+    /// A flag given and not "false".
     private func has(_ flag: String) -> Bool { values[flag].map { $0.last?.lowercased() != "false" } ?? false }
 
     private func fail(_ option: String, _ message: String) -> Problem { Problem(message: "--\(option): \(message)") }
 
     private func trigger(_ zones: ZoneContext) throws(Problem) -> Trigger {
         if let on = value("on") { return try calendar(on, zones) }
-        if has("tz") || has("dst") { throw Problem(message: "--tz and --dst go with --on") }
+        if value("tz") != nil || value("dst") != nil { throw Problem(message: "--tz and --dst go with --on") }
         switch (value("in"), value("at")) {
         case (nil, nil): throw Problem(message: "add needs --in SPAN or --at TIME")
         case (_?, _?): throw Problem(message: "--in and --at cannot be used together")
@@ -64,7 +65,7 @@ public struct RequestOptions {
     }
 
     private func calendar(_ text: String, _ zones: ZoneContext) throws(Problem) -> Trigger {
-        if has("in") || has("at") || has("repeat") { throw Problem(message: "--on cannot be used with --in, --at or --repeat") }
+        if value("in") != nil || value("at") != nil || has("repeat") { throw Problem(message: "--on cannot be used with --in, --at or --repeat") }
         let spec: CalendarSpec
         do throws(ValidationError) {
             spec = try CalendarSpec.parse(text, isZone: { zones.named($0) != nil })

@@ -13,7 +13,8 @@ struct ItemPlannerTests {
         }
     }
 
-    static func at(_ text: String) -> TimeOfDay { try! TimeOfDay.parse(text) }
+    /// A time of day, HH:MM.
+    static func at(_ hour: Int, _ minute: Int = 0) -> TimeOfDay { TimeOfDay(minutes: hour * 60 + minute) }
 
     static func plan(_ item: Item, _ log: [ItemLogEntry], now: WallTime, zone: ZoneRules = madrid,
                      snoozed: WallTime? = nil) -> [ItemReminder] {
@@ -30,7 +31,7 @@ struct ItemPlannerTests {
     }
 
     @Test func anIntervalWhoseMomentPassedComesTheNextDayAtTheSameHour() {
-        let haircut = Item(name: "haircut", kind: .interval(days: 28), at: Self.at("19:30"))
+        let haircut = Item(name: "haircut", kind: .interval(days: 28), at: Self.at(19, 30))
         let log = [ItemLogEntry(at: Self.local(2026, 11, 2, 18, 40))]
         // Due 2026-11-30 19:30; at 20:00 that day it has passed.
         let plan = Self.plan(haircut, log, now: Self.local(2026, 11, 30, 20))
@@ -47,21 +48,21 @@ struct ItemPlannerTests {
     // MARK: daily
 
     @Test func aDailyHabitNotDoneTodayIsDueTodayAndCarriesTheStreak() {
-        let reading = Item(name: "reading", kind: .daily(nil), at: Self.at("21:00"))
+        let reading = Item(name: "reading", kind: .daily(nil), at: Self.at(21))
         let log = (1...12).map { ItemLogEntry(at: Self.local(2026, 11, 29, 22) - .seconds(Int64($0 - 1) * 86_400)) }
         let plan = Self.plan(reading, log, now: Self.local(2026, 11, 30, 10))
         #expect(plan == [ItemReminder(at: Self.local(2026, 11, 30, 21), body: "Done it today? Your streak: 12.")])
     }
 
     @Test func aDailyHabitDoneTodayWaitsForTomorrowWithTodayInItsStreak() {
-        let reading = Item(name: "reading", kind: .daily(nil), at: Self.at("21:00"))
+        let reading = Item(name: "reading", kind: .daily(nil), at: Self.at(21))
         let log = [Self.local(2026, 11, 29, 22), Self.local(2026, 11, 30, 8)].map { ItemLogEntry(at: $0) }
         let plan = Self.plan(reading, log, now: Self.local(2026, 11, 30, 10))
         #expect(plan == [ItemReminder(at: Self.local(2026, 12, 1, 21), body: "Done it today? Your streak: 2.")])
     }
 
     @Test func aDailyHabitWhoseHourPassedUndoneWaitsForTomorrow() {
-        let reading = Item(name: "reading", kind: .daily(nil), at: Self.at("21:00"))
+        let reading = Item(name: "reading", kind: .daily(nil), at: Self.at(21))
         let plan = Self.plan(reading, [ItemLogEntry(at: Self.local(2026, 11, 29, 22))], now: Self.local(2026, 11, 30, 22))
         // Today has no log yet, so tomorrow's reminder counts no streak unless today is logged before then.
         #expect(plan == [ItemReminder(at: Self.local(2026, 12, 1, 21), body: "Done it today? Your streak: 0.")])
@@ -70,19 +71,13 @@ struct ItemPlannerTests {
     // MARK: daily with Repeat=
 
     static let water = Item(name: "water", kind: .daily(Item.Repeating(
-        every: .seconds(90 * 60), from: at("08:00"), to: at("21:00"), goal: 8, unit: "glasses")))
+        every: .seconds(90 * 60), from: at(8), to: at(21), goal: 8, unit: "glasses")))
 
     @Test func repeatsCountFromTheLastLogNotFromAGrid() {
         let plan = Self.plan(Self.water, [ItemLogEntry(at: Self.local(2026, 11, 30, 10, 15))], now: Self.local(2026, 11, 30, 10, 16))
-        let today = ["11:45", "13:15", "14:45", "16:15", "17:45", "19:15", "20:45"]
-        let tomorrow = ["08:00", "09:30", "11:00", "12:30", "14:00", "15:30", "17:00", "18:30", "20:00"]
-        let expected = today.map { t -> WallTime in
-            let m = Self.at(t).minutes
-            return Self.local(2026, 11, 30, m / 60, m % 60)
-        } + tomorrow.map { t -> WallTime in
-            let m = Self.at(t).minutes
-            return Self.local(2026, 12, 1, m / 60, m % 60)
-        }
+        let today = [(11, 45), (13, 15), (14, 45), (16, 15), (17, 45), (19, 15), (20, 45)]
+        let tomorrow = [(8, 0), (9, 30), (11, 0), (12, 30), (14, 0), (15, 30), (17, 0), (18, 30), (20, 0)]
+        let expected = today.map { Self.local(2026, 11, 30, $0.0, $0.1) } + tomorrow.map { Self.local(2026, 12, 1, $0.0, $0.1) }
         #expect(plan.map(\.at) == expected)
         #expect(plan.first?.body == "1 of 8 glasses today. Log to add one.")
         #expect(plan.last?.body == "0 of 8 glasses today. Log to add one.")
@@ -115,7 +110,7 @@ struct ItemPlannerTests {
     }
 
     @Test func aDayEndingAt24IsNotPlannedTwiceAtMidnight() {
-        let allDay = Item(name: "water", kind: .daily(Item.Repeating(every: .seconds(3600), from: Self.at("00:00"), to: Self.at("24:00"))))
+        let allDay = Item(name: "water", kind: .daily(Item.Repeating(every: .seconds(3600), from: Self.at(0), to: Self.at(24))))
         let plan = Self.plan(allDay, [], now: Self.local(2026, 11, 30, 21, 30))
         #expect(plan.prefix(4).map(\.at) == [22, 23, 24, 25].map { Self.local(2026, 11, 30, 0) + .seconds(Int64($0) * 3600) })
         #expect(Set(plan.map(\.at)).count == plan.count)
@@ -124,7 +119,7 @@ struct ItemPlannerTests {
 
     @Test func repeatsAreElapsedTimeAcrossTheRepeatedHourOfAutumn() {
         // 2026-10-25 in Madrid: 02:00-03:00 happens twice. Hourly from 01:00 to 04:00 is five reminders that day.
-        let hourly = Item(name: "check", kind: .daily(Item.Repeating(every: .seconds(3600), from: Self.at("01:00"), to: Self.at("04:00"))))
+        let hourly = Item(name: "check", kind: .daily(Item.Repeating(every: .seconds(3600), from: Self.at(1), to: Self.at(4))))
         let plan = Self.plan(hourly, [], now: Self.local(2026, 10, 25, 0, 30)).filter { $0.at < Self.local(2026, 10, 25, 12) }
         let start = Self.local(2026, 10, 25, 1)
         #expect(plan.map(\.at) == (0..<5).map { start + .seconds(Int64($0) * 3600) })
@@ -133,7 +128,7 @@ struct ItemPlannerTests {
     // MARK: weekly
 
     @Test func aWeeklyHabitShortOfItsGoalIsDueOnTheLastDayOfTheWeek() {
-        let gym = Item(name: "gym", kind: .weekly(times: 3, weekStart: 1), at: Self.at("18:00"))
+        let gym = Item(name: "gym", kind: .weekly(times: 3, weekStart: 1), at: Self.at(18))
         // Sunday 2026-11-29 ends the week that started on Monday 2026-11-23.
         let log = [Self.local(2026, 11, 24, 19), Self.local(2026, 11, 26, 19)].map { ItemLogEntry(at: $0) }
         let plan = Self.plan(gym, log, now: Self.local(2026, 11, 29, 10))
@@ -141,12 +136,12 @@ struct ItemPlannerTests {
     }
 
     @Test func aWeeklyHabitThatMetItsGoalWaitsForTheLastDayOfNextWeek() {
-        let gym = Item(name: "gym", kind: .weekly(times: 3, weekStart: 1), at: Self.at("18:00"))
+        let gym = Item(name: "gym", kind: .weekly(times: 3, weekStart: 1), at: Self.at(18))
         let log = [24, 26, 28].map { ItemLogEntry(at: Self.local(2026, 11, $0, 19)) }
         let plan = Self.plan(gym, log, now: Self.local(2026, 11, 29, 10))
         #expect(plan == [ItemReminder(at: Self.local(2026, 12, 6, 18), body: "0 of 3 this week. Today is the last day.")])
         // Weeks starting on Sunday end on Saturday.
-        let sundayWeeks = Item(name: "gym", kind: .weekly(times: 3, weekStart: 0), at: Self.at("18:00"))
+        let sundayWeeks = Item(name: "gym", kind: .weekly(times: 3, weekStart: 0), at: Self.at(18))
         #expect(Self.plan(sundayWeeks, [], now: Self.local(2026, 11, 30, 10)).map(\.at) == [Self.local(2026, 12, 5, 18)])
     }
 
@@ -182,7 +177,7 @@ struct ItemPlannerTests {
         (ItemPlannerTests.local(2026, 10, 25, 0), WallTime(seconds: 1_792_888_200)),
     ])
     func thePersonsHourOnDSTDays(now: WallTime, expected: WallTime) {
-        let item = Item(name: "late", kind: .daily(nil), at: Self.at("02:30"))
+        let item = Item(name: "late", kind: .daily(nil), at: Self.at(2, 30))
         #expect(Self.plan(item, [], now: now).map(\.at) == [expected])
     }
 
@@ -194,7 +189,7 @@ struct ItemPlannerTests {
         #expect(Self.plan(item, log, now: now, zone: Self.newYork).map(\.at) == [Self.local(2026, 12, 2, 9, in: Self.newYork)])
         // A day is a local day: 23:30 in New York is already tomorrow in Madrid.
         let lateLog = [ItemLogEntry(at: Self.local(2026, 11, 30, 23, 30, in: Self.newYork))]
-        let daily = Item(name: "reading", kind: .daily(nil), at: Self.at("21:00"))
+        let daily = Item(name: "reading", kind: .daily(nil), at: Self.at(21))
         let nowNY = Self.local(2026, 11, 30, 23, 45, in: Self.newYork)
         #expect(Self.plan(daily, lateLog, now: nowNY, zone: Self.newYork).map(\.at) == [Self.local(2026, 12, 1, 21, in: Self.newYork)])
         #expect(Self.plan(daily, lateLog, now: nowNY, zone: Self.madrid).map(\.at) == [Self.local(2026, 12, 2, 21)])
