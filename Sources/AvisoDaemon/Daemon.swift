@@ -101,7 +101,7 @@ public enum Daemon {
 
         let scheduler = Scheduler(
             store: store, timers: timers, delivery: notifier, systemd: systemd, configuration: initial,
-            version: version, now: KernelClocks.now, imageProblem: ImageFile.problem, loadConfiguration: load,
+            version: version, now: KernelClocks.now, stateDirectory: options.stateDirectory, loadConfiguration: load,
             reminders: reminders, configFile: configPath, zoneLookup: zones, environment: environment)
         do {
             try await scheduler.start()

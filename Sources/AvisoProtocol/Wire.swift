@@ -140,19 +140,27 @@ public struct EventInfo: Hashable, Sendable, Codable {
     /// ISO 8601 UTC, with milliseconds.
     public var t: String
     public var id: String
-    /// `delivered`, `action`, `dismissed`, `expired`, `closed` (by aviso or another client), `replaced`, `held`.
+    /// `delivered`, `action`, `dismissed`, `expired`, `closed` (by aviso or another client), `replaced`, `held`,
+    /// `hook`.
     public var event: String
     public var action: String?
     public var text: String?
     public var category: String?
+    /// Of a `hook` event: completed, expired, failed or killed.
+    public var outcome: String?
+    /// Of a `hook` event: how long the hook ran, in milliseconds.
+    public var durationMs: Int?
 
-    public init(t: String, id: String, event: String, action: String? = nil, text: String? = nil, category: String? = nil) {
+    public init(t: String, id: String, event: String, action: String? = nil, text: String? = nil, category: String? = nil,
+                outcome: String? = nil, durationMs: Int? = nil) {
         self.t = t
         self.id = id
         self.event = event
         self.action = action
         self.text = text
         self.category = category
+        self.outcome = outcome
+        self.durationMs = durationMs
     }
 }
 
@@ -194,9 +202,11 @@ public struct CategoryInfo: Hashable, Sendable, Codable {
     public var delivery: String?
     public var thread: String?
     public var level: String?
+    /// Its content hook: `ContentHook=` with its budget ("/usr/lib/x --flag (timeout 5s, memory 24M)").
+    public var hook: String?
 
     public init(name: String, source: String, actions: [ActionInfo], defaultAction: String?, dismiss: String?,
-                hiddenPreviews: String?, delivery: String?, thread: String?, level: String?) {
+                hiddenPreviews: String?, delivery: String?, thread: String?, level: String?, hook: String? = nil) {
         self.name = name
         self.source = source
         self.actions = actions
@@ -206,6 +216,7 @@ public struct CategoryInfo: Hashable, Sendable, Codable {
         self.delivery = delivery
         self.thread = thread
         self.level = level
+        self.hook = hook
     }
 }
 
@@ -237,12 +248,34 @@ public struct CategoryStats: Hashable, Sendable, Codable {
     public var actions: [String: Int]
     public var dismissed: Int
     public var expired: Int
+    /// How its content hook's runs ended; nil when none ran.
+    public var hooks: HookStats?
 
-    public init(delivered: Int = 0, actions: [String: Int] = [:], dismissed: Int = 0, expired: Int = 0) {
+    public init(delivered: Int = 0, actions: [String: Int] = [:], dismissed: Int = 0, expired: Int = 0, hooks: HookStats? = nil) {
         self.delivered = delivered
         self.actions = actions
         self.dismissed = dismissed
         self.expired = expired
+        self.hooks = hooks
+    }
+}
+
+/// Content hook runs of a category by how they ended.
+public struct HookStats: Hashable, Sendable, Codable {
+    /// Exited with status 0.
+    public var completed = 0
+    /// Stopped at their timeout (their best version shown).
+    public var expired = 0
+    /// Could not start, or exited with another status.
+    public var failed = 0
+    /// Ended by a signal aviso did not send (out of memory in a scope, a crash).
+    public var killed = 0
+
+    public init(completed: Int = 0, expired: Int = 0, failed: Int = 0, killed: Int = 0) {
+        self.completed = completed
+        self.expired = expired
+        self.failed = failed
+        self.killed = killed
     }
 }
 

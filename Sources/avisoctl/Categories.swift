@@ -10,7 +10,8 @@ enum Categories {
         transfer.complete, ...) are always known and have no actions.
 
           --json   An array of objects with name, source, actions (name, label, run, input, destructive, foreground,
-                   placeholder, submit), defaultAction, dismiss, hiddenPreviews, delivery, thread and level
+                   placeholder, submit), defaultAction, dismiss, hiddenPreviews, delivery, thread, level and
+                   hook (its content hook and budget)
         """
 
     static func run(_ argv: [String], _ context: Context) {
@@ -27,6 +28,7 @@ enum Categories {
             if let d = c.delivery { notes.append("delivery: \(d)") }
             if let t = c.thread { notes.append("thread: \(t)") }
             if let l = c.level { notes.append("level: \(l)") }
+            if let h = c.hook { notes.append("hook: \(h)") }
             Output.line("\(c.name)  (\(c.source))" + (notes.isEmpty ? "" : "  " + notes.joined(separator: ", ")))
             Output.table(["  ACTION", "LABEL", "RUN"], c.actions.map { action in
                 ["  " + action.name, action.label + (action.input ? " [text]" : "") + (action.destructive ? " [destructive]" : ""),

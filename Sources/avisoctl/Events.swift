@@ -6,11 +6,12 @@ enum Events {
         Usage: avisoctl events [--follow] [--json]
 
         Show the interactions with notifications, oldest first: delivered, action (with its name and typed text),
-        dismissed, expired, closed (by aviso or another program), replaced. avisod keeps the last [Events] Keep=
-        (10,000 by default).
+        dismissed, expired, closed (by aviso or another program), replaced, held, hook (a content hook ended: its
+        outcome and how long it ran). avisod keeps the last [Events] Keep= (10,000 by default).
 
           --follow   Keep printing events as they happen, like journalctl -f (stop with Ctrl-C)
-          --json     One JSON object per line: t (ISO 8601 UTC with milliseconds), id, event, action, text, category
+          --json     One JSON object per line: t (ISO 8601 UTC with milliseconds), id, event, action, text, category;
+                     a hook event has outcome (completed, expired, failed, killed) and durationMs
         """
 
     static func run(_ argv: [String], _ context: Context) {
@@ -24,6 +25,7 @@ enum Events {
             var line = "\(LocalTime.show(e.t))  \(e.event)  \(e.id)"
             if let action = e.action { line += "  \(action)" }
             if let text = e.text { line += "  \"\(text)\"" }
+            if let outcome = e.outcome { line += "  \(outcome)" + (e.durationMs.map { " in \($0) ms" } ?? "") }
             if let category = e.category { line += "  [\(category)]" }
             Output.line(line)
         }

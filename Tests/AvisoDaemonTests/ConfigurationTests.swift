@@ -219,3 +219,45 @@ private func load(bytes: [UInt8]) throws -> (ConfigLoadResult, String) {
         #expect(result.errors.first?.message.contains("not a regular file") == true)
     }
 }
+
+/// `ContentHook=`, `HookTimeout=` and `HookMemory=` of a `[Category NAME]`.
+@Suite struct ContentHookConfigurationTests {
+    func category(_ keys: String) throws -> (NotificationCategory?, ConfigLoadResult) {
+        let (result, _) = try load("[Category build]\n" + keys + "\n")
+        return (result.configuration.flatMap { CategoryBook(configuration: $0, reminders: nil).category("build") }, result)
+    }
+
+    @Test func aHookTakesItsArgumentsAndDefaults() throws {
+        let (c, result) = try category("ContentHook=/bin/cat --show-all \"two words\"")
+        #expect(result.errors.isEmpty && result.warnings.isEmpty)
+        #expect(c?.hook == ContentHook(argv: ["/bin/cat", "--show-all", "two words"], timeout: .seconds(5), memory: 24 << 20))
+    }
+
+    @Test func itsBudgetIsRead() throws {
+        let (c, _) = try category("ContentHook=/bin/cat\nHookTimeout=1.5s\nHookMemory=8192K")
+        #expect(c?.hook?.timeout == .milliseconds(1500) && c?.hook?.memory == 8 << 20)
+    }
+
+    @Test func mistakesAreReportedAtTheirLine() throws {
+        let cases: [(String, line: Int, String)] = [
+            ("ContentHook=/bin/cat\nHookTimeout=45s", 3, "HookTimeout=45s is not within 0 and 30s"),
+            ("ContentHook=/bin/cat\nHookTimeout=soon", 3, "time span 'soon'"),
+            ("ContentHook=/bin/cat\nHookMemory=1K", 3, "HookMemory=1K is less than 4M"),
+            ("ContentHook=/bin/cat\nHookMemory=lots", 3, "size 'lots' is not a number of bytes"),
+            ("ContentHook=\"/bin/cat", 2, "ContentHook='\"/bin/cat'"),
+        ]
+        for (keys, line, message) in cases {
+            let (_, result) = try category(keys)
+            #expect(result.errors.contains { $0.line == line && $0.message.contains(message) }, "\(keys): \(result.errors)")
+        }
+    }
+
+    @Test func aProgramThatCannotRunNowIsAWarningAndABudgetWithoutAHookIsIgnored() throws {
+        let (c, result) = try category("ContentHook=/nonexistent/hook")
+        #expect(result.errors.isEmpty)
+        #expect(result.warnings.contains { $0.line == 2 && $0.message.contains("does not exist or is not executable") })
+        #expect(c?.hook?.argv == ["/nonexistent/hook"])
+        let (d, lone) = try category("HookTimeout=3s")
+        #expect(d?.hook == nil && lone.warnings.contains { $0.message.contains("HookTimeout= without ContentHook= is ignored") })
+    }
+}

@@ -20,6 +20,8 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let userInfo = Code(rawValue: "user-info")
         public static let priority = Code(rawValue: "priority")
         public static let maxLate = Code(rawValue: "max-late")
+        public static let size = Code(rawValue: "size")
+        public static let hook = Code(rawValue: "hook")
     }
 
     public var code: Code

@@ -40,11 +40,14 @@ public struct NotificationCategory: Hashable, Sendable {
     /// The text of a thread's folded popup: `%u` is how many more are folded in ("%u more reminders").
     public var threadSummary: String?
     public var delivery: DeliveryMode?
+    /// A program that may improve each notification before it is shown (`ContentHook=`).
+    public var hook: ContentHook?
 
     public init(
         name: String, actions: [String] = [], defaultAction: String? = nil, dismissAction: String? = nil,
         hiddenPreviews: HiddenPreviews? = nil, showTitle: Bool? = nil, sound: String? = nil, thread: String? = nil,
-        level: InterruptionLevel? = nil, threadSummary: String? = nil, delivery: DeliveryMode? = nil
+        level: InterruptionLevel? = nil, threadSummary: String? = nil, delivery: DeliveryMode? = nil,
+        hook: ContentHook? = nil
     ) {
         self.name = name
         self.actions = actions
@@ -57,6 +60,7 @@ public struct NotificationCategory: Hashable, Sendable {
         self.level = level
         self.threadSummary = threadSummary
         self.delivery = delivery
+        self.hook = hook
     }
 
     /// The categories of the freedesktop notification specification ("im.received", "transfer.complete", ...):

@@ -33,7 +33,7 @@ struct PresentationGroups: Hashable, Sendable {
     static let actionKeys: Set<String> = ["Label", "Run", "Input", "Placeholder", "Submit", "Destructive", "Foreground"]
     static let categoryKeys: Set<String> = [
         "Actions", "DefaultAction", "Dismiss", "HiddenPreviews", "ShowTitle", "Sound", "Thread", "Level", "ThreadSummary",
-        "Delivery",
+        "Delivery", "ContentHook", "HookTimeout", "HookMemory",
     ]
 
     var actions: [Declared<Action>] = []
@@ -80,7 +80,7 @@ struct PresentationGroups: Hashable, Sendable {
                     actions.append(Declared(value: action, file: file, line: groupLine, keyLines: keyLines))
                 }
             } else {
-                let category = reader.category(name)
+                let category = reader.category(name, findProgram: findProgram)
                 problems = reader.problems
                 if problems.errors.count == errorsBefore {
                     categories.append(Declared(value: category, file: file, line: groupLine, keyLines: keyLines))
@@ -143,7 +143,7 @@ private struct GroupReader {
             submit: text("Submit") ?? "", destructive: bool("Destructive") ?? false, foreground: bool("Foreground") ?? false)
     }
 
-    mutating func category(_ name: String) -> NotificationCategory {
+    mutating func category(_ name: String, findProgram: (String) -> String?) -> NotificationCategory {
         var c = NotificationCategory(name: name)
         if let (value, _) = values["Actions"] {
             c.actions = value.split(whereSeparator: { $0 == ";" || $0 == "," }).map { String($0).trimmed() }.filter { !$0.isEmpty }
@@ -167,6 +167,58 @@ private struct GroupReader {
                 fail(line, "Delivery='\(value)' is not one of immediate, summary")
             }
         }
+        c.hook = hook(findProgram: findProgram)
         return c
+    }
+
+    /// `ContentHook=` with its budget. A program that cannot be run now is a warning, not an error: it is tried at
+    /// each delivery (it may be installed later), and the original content is shown while it fails.
+    mutating func hook(findProgram: (String) -> String?) -> ContentHook? {
+        guard let (command, line) = values["ContentHook"] else {
+            for key in ["HookTimeout", "HookMemory"] where values[key] != nil {
+                problems.warning(values[key]?.line, "[\(group)] \(key)= without ContentHook= is ignored")
+            }
+            return nil
+        }
+        var hook: ContentHook
+        do throws(ValidationError) {
+            let argv = try CommandLineWords.split(command)
+            guard !argv.isEmpty else {
+                fail(line, "ContentHook= is empty; give a program and its arguments (no shell)")
+                return nil
+            }
+            hook = ContentHook(argv: argv)
+        } catch {
+            fail(line, "ContentHook='\(command)': \(error.message)")
+            return nil
+        }
+        if let why = findProgram(hook.argv[0]) {
+            problems.warning(line, "[\(group)] ContentHook=\(hook.argv[0]): \(why); the original content is shown until it can run")
+        }
+        if let (value, line) = values["HookTimeout"] {
+            do throws(ValidationError) {
+                let span = try TimeSpan.parse(value)
+                if span <= .zero || span > ContentHook.maximumTimeout {
+                    fail(line, "HookTimeout=\(value) is not within 0 and \(TimeSpan.format(ContentHook.maximumTimeout))")
+                } else {
+                    hook.timeout = span
+                }
+            } catch {
+                fail(line, "HookTimeout: \(error.message)")
+            }
+        }
+        if let (value, line) = values["HookMemory"] {
+            do throws(ValidationError) {
+                let bytes = try ByteSize.parse(value)
+                if bytes < ContentHook.minimumMemory {
+                    fail(line, "HookMemory=\(value) is less than \(ByteSize.format(ContentHook.minimumMemory)), too little for any program to start")
+                } else {
+                    hook.memory = bytes
+                }
+            } catch {
+                fail(line, "HookMemory: \(error.message)")
+            }
+        }
+        return hook
     }
 }

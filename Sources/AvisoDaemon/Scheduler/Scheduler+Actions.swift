@@ -158,7 +158,11 @@ extension Scheduler {
                                submit: a.submit.isEmpty ? nil : a.submit)
                 },
                 defaultAction: c.defaultAction, dismiss: c.dismissAction, hiddenPreviews: c.hiddenPreviews?.rawValue,
-                delivery: c.delivery?.rawValue, thread: c.thread, level: c.level?.rawValue)
+                delivery: c.delivery?.rawValue, thread: c.thread, level: c.level?.rawValue,
+                hook: c.hook.map { h in
+                    h.argv.map(CommandLineWords.quote).joined(separator: " ")
+                        + " (timeout \(TimeSpan.format(h.timeout)), memory \(ByteSize.format(h.memory)))"
+                })
         }
     }
 }

@@ -43,6 +43,7 @@ extension Scheduler {
     }
 
     func add(_ request: Request) -> Reply {
+        var request = request
         let current = now()
         if let file = requests[request.id]?.source {
             return .error(ReplyError(code: "invalid", message: """
@@ -57,9 +58,15 @@ extension Scheduler {
         }
         let first: Deadline
         do {
-            first = try request.validate(now: current, zones: zones, imageProblem: imageProblem)
+            first = try request.validate(now: current, zones: zones, imageProblem: Attachments.problem)
         } catch {
             return .error(ReplyError(code: "invalid", message: error.message))
+        }
+        if let image = request.content.image {
+            switch attachments.attach(image) {
+            case .success(let copy): request.content.image = copy
+            case .failure(let e): return .error(ReplyError(code: "invalid", message: e.message + "; nothing was added"))
+            }
         }
         if let category = request.content.categoryID, let why = book.problem(naming: category) {
             return .error(ReplyError(code: "invalid", message: why))
@@ -72,6 +79,10 @@ extension Scheduler {
         }
         storeRecovered()
         let replaced = requests[request.id] != nil
+        if replaced {
+            cancelHooks([request.id])
+            attachmentsMayBeUnused = true
+        }
         requests[request.id] = scheduled
         Log.info("\(replaced ? "replaced" : "added") '\(request.id)' (\(request.trigger.summary))",
                  .event(replaced ? "replaced" : "added", id: request.id, category: request.content.categoryID))
@@ -182,7 +193,9 @@ extension Scheduler {
             return storageError("nothing was removed", error)
         }
         storeRecovered()
+        attachmentsMayBeUnused = true
         takeOffScreen(Set(ids))
+        reconcile()
         return .ok(.removed(ids))
     }
 

@@ -44,7 +44,8 @@ extension Scheduler {
             armPresentationTimer(queue, at: current)
             publishStatus()
         }
-        let ready = queue.filter { hold($0, at: current) == nil }
+        // Content hooks: an entry whose hook runs waits for it; one that needs a hook gets it started now.
+        let ready = passHooks(queue.filter { hold($0, at: current) == nil })
         let probing = serverOwner == nil
         if ready.isEmpty || (probing && !deliveries.isEmpty) { return }
         for release in releasePlan(ready) {
@@ -158,7 +159,7 @@ extension Scheduler {
     /// file may have changed since the request was added, and the server would read whatever is there.
     func submit(_ delivery: Delivery) {
         var delivery = delivery
-        if let image = delivery.popup.content.image, let why = imageProblem(image) {
+        if let image = delivery.popup.content.image, let why = ImageFile.problem(image) {
             Log.warning("'\(delivery.ids.joined(separator: "', '"))': image '\(image)' \(why); shown without it")
             delivery.popup.content.image = nil
         }
@@ -181,6 +182,7 @@ extension Scheduler {
         let names = finished.ids.map { "'\($0)'" }.joined(separator: ", ")
         switch outcome {
         case .shown(let serverID, let owner):
+            releaseHooks(finished.fresh)
             waitingReason = nil
             deliveryRetry.reset(to: configuration.retryInitial)
             let previous = finished.replaces == 0 ? nil : popups.removeValue(forKey: finished.replaces)
@@ -216,6 +218,7 @@ extension Scheduler {
             waitingReason = reason
             scheduleRetry()
         case .unconfirmed(let why):
+            releaseHooks(finished.fresh)
             if deliveries.isEmpty { replayEarly() }
             // At most once: it may be on screen, so it stays delivered (its popup id unknown) and is not sent again.
             Log.warning("\(names) may or may not have been shown: \(why); it is not sent again")
@@ -340,6 +343,7 @@ extension Scheduler {
         case .dismissed, .closedByCall, .undefined: "closed"
         }
         record(popup.ids.map { StoredEvent(at: at, id: $0, event: what, category: popup.content.categoryID) })
+        if popup.content.image != nil { collectAttachments() }
         Log.info(popup.ids.count == 1 ? "notification '\(popup.ids[0])' closed (\(reason))"
             : "notification \(serverID) closed (\(reason)): \(popup.ids.count) notifications",
             .event(what, ids: popup.ids, category: popup.content.categoryID))

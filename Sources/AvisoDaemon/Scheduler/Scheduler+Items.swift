@@ -144,12 +144,15 @@ extension Scheduler {
         storeRecovered()
         for id in info.removed { requests[id] = nil }
         for r in put { requests[r.request.id] = r }
+        cancelHooks(info.removed + info.updated)
+        if !info.removed.isEmpty || !info.updated.isEmpty { attachmentsMayBeUnused = true }
         if !info.removed.isEmpty { forgetDelivered(Set(info.removed)) }
         return (info, removed)
     }
 
     /// `avisoctl sync --prefix P FILE`: every request is checked first; one mistake refuses the whole set.
     func sync(prefix: String, _ wanted: [Request]) -> Reply {
+        var wanted = wanted
         if Item.requestPrefix.hasPrefix(prefix) || prefix.hasPrefix(Item.requestPrefix) {
             return .error(ReplyError(code: "invalid", message: """
                 the prefix '\(prefix)' covers '\(Item.requestPrefix)', which belongs to items (their reminders are \
@@ -166,8 +169,14 @@ extension Scheduler {
             guard request.id.hasPrefix(prefix) else { return refuse("does not start with the prefix '\(prefix)'") }
             guard seen.insert(request.id).inserted else { return refuse("the identifier is given twice") }
             if let file = requests[request.id]?.source { return refuse("is declared in \(file)") }
-            do { _ = try request.validate(now: current, zones: zones, imageProblem: imageProblem) } catch {
+            do { _ = try request.validate(now: current, zones: zones, imageProblem: Attachments.problem) } catch {
                 return refuse(error.message)
+            }
+            if let image = request.content.image {
+                switch attachments.attach(image) {
+                case .success(let copy): wanted[index].content.image = copy
+                case .failure(let e): return refuse(e.message)
+                }
             }
             if let category = request.content.categoryID, let why = book.problem(naming: category) { return refuse(why) }
         }

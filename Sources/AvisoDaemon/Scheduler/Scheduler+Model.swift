@@ -82,9 +82,13 @@ extension Scheduler {
             Log.error(problem.description)
             return nil
         }
-        if let image = request.content.image, let why = imageProblem(image) {
-            Log.warning("\(d.file):\(d.line): [Reminder \(request.id)] Image=\(image) \(why); it is shown without the image")
-            request.content.image = nil
+        if let image = request.content.image {
+            switch attachments.attach(image) {
+            case .success(let copy): request.content.image = copy
+            case .failure(let e):
+                Log.warning("\(d.file):\(d.line): [Reminder \(request.id)] Image=: \(e.message); it is shown without the image")
+                request.content.image = nil
+            }
         }
         if let old, old.source != nil, old.request.trigger == request.trigger {
             var kept = old
@@ -121,6 +125,8 @@ extension Scheduler {
         guard !ids.isEmpty else { return }
         try store.deleteRequests(ids)
         for id in ids { requests[id] = nil }
+        cancelHooks(ids)
+        attachmentsMayBeUnused = true
         Log.info("removed \(ids.map { "'\($0)'" }.joined(separator: ", ")) (\(why))", .event("removed", ids: ids))
         forgetDelivered(Set(ids))
     }
@@ -130,7 +136,10 @@ extension Scheduler {
     func forgetDelivered(_ ids: Set<String>) {
         do {
             let records = try store.delivered().filter { ids.contains($0.id) }
-            if !records.isEmpty { try store.deleteDelivered(records.map(\.id)) }
+            if !records.isEmpty {
+                try store.deleteDelivered(records.map(\.id))
+                attachmentsMayBeUnused = true
+            }
         } catch {
             return Log.error("cannot forget the delivered notifications of \(ids.sorted()): \(error)")
         }

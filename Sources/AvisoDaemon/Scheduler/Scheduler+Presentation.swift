@@ -104,8 +104,12 @@ extension Scheduler {
     }
 
     static func info(_ e: StoredEvent) -> EventInfo {
-        EventInfo(t: ISO8601.formatMilliseconds(e.at), id: e.id, event: e.event, action: e.action, text: e.text,
-                  category: e.category)
+        if e.event == "hook" {
+            return EventInfo(t: ISO8601.formatMilliseconds(e.at), id: e.id, event: e.event, category: e.category,
+                             outcome: e.action, durationMs: e.text.flatMap { Int($0) })
+        }
+        return EventInfo(t: ISO8601.formatMilliseconds(e.at), id: e.id, event: e.event, action: e.action, text: e.text,
+                         category: e.category)
     }
 
     /// The kept events, and (when `follow`) a stream of the ones to come, which ends when its reader stops.

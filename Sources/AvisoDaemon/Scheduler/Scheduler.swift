@@ -13,8 +13,18 @@ public actor Scheduler {
     let delivery: any NotificationDelivery
     let systemd: SystemdNotifier
     let now: @Sendable () -> Now
-    /// Why an image path cannot be shown, or nil (`ImageFile.problem`).
-    let imageProblem: @Sendable (String) -> String?
+    /// Where images given with notifications are copied.
+    let attachments: Attachments
+    /// Something that referred to a copied image went away: unreferenced copies are deleted at the next reconcile.
+    var attachmentsMayBeUnused = true
+    /// aviso's state directory: content hooks run there.
+    let stateDirectory: String
+    /// Runs content hooks (`Scheduler+Hooks`).
+    let hookRunner = HookRunner()
+    /// Hooks started before their request is due, by request id.
+    var earlyHooks: [String: EarlyHook] = [:]
+    /// Hooks of firings in the outbox, by request id; a finished one holds the version to show.
+    var outboxHooks: [String: HookRun] = [:]
     let loadConfiguration: @Sendable () -> ConfigLoadResult
     let version: String
     /// The declared reminders (reminders/*.conf); nil when the daemon runs without a configuration directory.
@@ -96,7 +106,7 @@ public actor Scheduler {
     public init(
         store: Store, timers: any TimerBackend, delivery: any NotificationDelivery, systemd: SystemdNotifier,
         configuration: ConfigLoadResult, version: String,
-        now: @escaping @Sendable () -> Now, imageProblem: @escaping @Sendable (String) -> String?,
+        now: @escaping @Sendable () -> Now, stateDirectory: String,
         loadConfiguration: @escaping @Sendable () -> ConfigLoadResult, reminders: ReminderDirectory? = nil,
         configFile: String = "", zoneLookup: ZoneLookup, environment: [String: String] = [:]
     ) {
@@ -109,7 +119,8 @@ public actor Scheduler {
         self.delivery = delivery
         self.systemd = systemd
         self.now = now
-        self.imageProblem = imageProblem
+        self.stateDirectory = stateDirectory
+        self.attachments = Attachments(directory: stateDirectory.isEmpty ? "" : stateDirectory + "/attachments")
         self.loadConfiguration = loadConfiguration
         self.version = version
         self.configuration = configuration.configuration ?? .defaults
@@ -153,7 +164,8 @@ public actor Scheduler {
         let current = now()
         reconcileCount += 1
         let desired = WindowPlanner.armed(
-            windowEntries(), now: current, limit: configuration.window, budgets: configuration.priorities.budgets)
+            windowEntries(), now: current, limit: configuration.window, budgets: configuration.priorities.budgets
+        ).map(withHookLead)
         for action in Reconciler.diff(desired: desired, armed: armed) {
             switch action {
             case .arm(let spec):
@@ -177,6 +189,7 @@ public actor Scheduler {
             }
         }
         window = desired
+        if attachmentsMayBeUnused { collectAttachments() }
         publishStatus()
     }
 
@@ -187,6 +200,7 @@ public actor Scheduler {
             deliverOutbox()
         case .fired(let id):
             armed[id] = nil
+            if startEarlyHook(id) { return reconcile() }
             let current = now()
             if requests.values.contains(where: { $0.request.id != id && $0.next?.isDue(at: current) == true }) {
                 // Others are due too (the same second, or timers that woke together): fired together and released
@@ -240,6 +254,7 @@ public actor Scheduler {
     @discardableResult
     func fire(_ id: String, manual: Bool) -> StoreError? {
         let current = now()
+        let occurrence = requests[id]?.next
         let prepared: (ScheduledRequest, OutboxEntry)?
         do {
             prepared = try prepareFiring(id, manual: manual, at: current)
@@ -249,11 +264,12 @@ public actor Scheduler {
             storeFailed("recording the skip of '\(id)'", error)
             return error
         }
-        guard let (r, entry) = prepared else {
+        guard let (r, prepared) = prepared else {
             reconcile()
             return nil
         }
-        let direct = !entry.late && serverOwner != nil && hold(entry, at: current.wall) == nil
+        var entry = prepared
+        let direct = bindHook(&entry, occurrence: occurrence) && !entry.late && serverOwner != nil && hold(entry, at: current.wall) == nil
             && ((try? store.outbox().isEmpty) ?? false)
         do {
             if direct {
@@ -352,7 +368,10 @@ public actor Scheduler {
         let due = requests.values.filter { $0.next?.isDue(at: current) == true }.map(\.request.id).sorted()
         for id in due {
             do {
-                guard let (r, entry) = try prepareFiring(id, manual: false, at: current) else { continue }
+                let occurrence = requests[id]?.next
+                guard let (r, prepared) = try prepareFiring(id, manual: false, at: current) else { continue }
+                var entry = prepared
+                _ = bindHook(&entry, occurrence: occurrence)
                 try store.recordFiring(r, outbox: entry)
                 recorded(r)
             } catch {

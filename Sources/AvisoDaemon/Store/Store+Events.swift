@@ -5,9 +5,11 @@ import AvisoProtocol
 public struct StoredEvent: Hashable, Sendable {
     public var at: WallTime
     public var id: String
-    /// `delivered`, `action`, `dismissed`, `expired`, `closed`, `replaced`, `held`.
+    /// `delivered`, `action`, `dismissed`, `expired`, `closed`, `replaced`, `held`, `hook`.
     public var event: String
+    /// The action's name; of a `hook` event, its outcome.
     public var action: String?
+    /// The typed text; of a `hook` event, its duration in milliseconds.
     public var text: String?
     public var category: String?
 
@@ -49,18 +51,28 @@ extension Store {
         }
     }
 
-    /// Per category ("" for none): deliveries, each action's count, dismissals and expiries among the kept events.
+    /// Per category ("" for none): deliveries, each action's count, dismissals, expiries and content hook outcomes
+    /// among the kept events.
     public func categoryStats() throws(StoreError) -> [String: CategoryStats] {
         var stats: [String: CategoryStats] = [:]
         let rows = try statement("""
             SELECT coalesce(category, ''), event, coalesce(action, ''), count(*) FROM events
-            WHERE event IN ('delivered', 'action', 'dismissed', 'expired') GROUP BY 1, 2, 3
+            WHERE event IN ('delivered', 'action', 'dismissed', 'expired', 'hook') GROUP BY 1, 2, 3
             """).rows { ($0.text(0) ?? "", $0.text(1) ?? "", $0.text(2) ?? "", Int($0.integer(3) ?? 0)) }
         for (category, event, action, count) in rows {
             switch event {
             case "delivered": stats[category, default: CategoryStats()].delivered += count
             case "dismissed": stats[category, default: CategoryStats()].dismissed += count
             case "expired": stats[category, default: CategoryStats()].expired += count
+            case "hook":
+                var hooks = stats[category, default: CategoryStats()].hooks ?? HookStats()
+                switch action {
+                case "completed": hooks.completed += count
+                case "expired": hooks.expired += count
+                case "killed": hooks.killed += count
+                default: hooks.failed += count
+                }
+                stats[category, default: CategoryStats()].hooks = hooks
             default: stats[category, default: CategoryStats()].actions[action, default: 0] += count
             }
         }

@@ -127,6 +127,11 @@ public final class Store {
         }
     }
 
+    /// Replaces what a waiting outbox entry says (a content hook's version); nothing when it is not in the outbox.
+    public func replaceOutboxContent(_ id: String, _ content: Content) throws(StoreError) {
+        try statement("UPDATE outbox SET content = ? WHERE id = ?").run([.text(try encode(content)), .text(id)])
+    }
+
     /// Records a firing and begins its delivery in one transaction (one disk flush): the request's new state and
     /// its delivered row with no server id yet, as `recordFiring` followed by `beginDelivery` would.
     ///

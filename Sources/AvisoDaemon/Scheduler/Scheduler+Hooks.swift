@@ -1,0 +1,158 @@
+import AvisoCore
+import AvisoProtocol
+
+/// A content hook's run for one notification.
+struct HookRun: Sendable {
+    var token: UInt64
+    /// The best version when it ended; nil while it runs.
+    var result: Content?
+}
+
+/// Content hooks in the scheduler.
+///
+/// A request whose category has a `ContentHook=` has its timer armed `HookTimeout` before it is due: that wake starts
+/// the hook (an *early* run, for that occurrence) and re-arms the timer at the due instant. If the hook has ended by
+/// then, the improved content goes out at once, on the usual fast path. Otherwise the firing waits in the outbox and is
+/// released when the hook ends or its budget does. A firing without an early run (late, manual, held by quiet hours,
+/// or its early run was for another occurrence) runs the hook when it is released.
+extension Scheduler {
+    func hook(of content: Content) -> ContentHook? { category(of: content)?.hook }
+
+    /// A window timer moved `HookTimeout` earlier when its request has a hook that has not started for this
+    /// occurrence.
+    func withHookLead(_ spec: TimerSpec) -> TimerSpec {
+        guard let r = requests[spec.id], let hook = hook(of: r.request.content), earlyHooks[spec.id] == nil else { return spec }
+        var early = spec
+        early.deadline = spec.deadline &- min(hook.timeout.nanoseconds, spec.deadline)
+        return early
+    }
+
+    /// The early wake of a request with a hook: the hook starts for the occurrence due next. False when this wake is
+    /// not one (the request is due, or has no hook, or its hook already runs).
+    func startEarlyHook(_ id: String) -> Bool {
+        let current = now()
+        guard let r = requests[id], let next = r.next, !next.isDue(at: current), let hook = hook(of: r.request.content),
+              earlyHooks[id] == nil else { return false }
+        let due = next.expectedWall(in: current)
+        let token = runHook(id: id, hook: hook, content: r.request.content, due: due, late: false, attempt: r.fireCount + 1)
+        earlyHooks[id] = EarlyHook(run: HookRun(token: token), occurrence: next)
+        Log.debug("'\(id)': starting its content hook \(TimeSpan.format(hook.timeout)) before it is due")
+        return true
+    }
+
+    /// Binds a firing to its hook: the early run's result when it is ready (the entry then carries the improved
+    /// content and may go out at once), or the run still going (it waits in the outbox). Returns whether the entry is
+    /// ready to be shown now.
+    func bindHook(_ entry: inout OutboxEntry, occurrence: Deadline?) -> Bool {
+        if let old = outboxHooks.removeValue(forKey: entry.id), old.result == nil { hookRunner.cancel(old.token) }
+        guard hook(of: entry.content) != nil else { return true }
+        guard let early = earlyHooks.removeValue(forKey: entry.id) else { return false }
+        guard early.occurrence == occurrence else {
+            hookRunner.cancel(early.run.token)
+            return false
+        }
+        outboxHooks[entry.id] = early.run
+        guard let result = early.run.result else { return false }
+        entry.content = result
+        return true
+    }
+
+    /// The outbox entries that may be shown now as far as hooks go, with their hooks' content; a hook is started for
+    /// each entry that needs one and has none.
+    func passHooks(_ ready: [OutboxEntry]) -> [OutboxEntry] {
+        ready.compactMap { e in
+            guard let hook = hook(of: e.content) else { return e }
+            if let run = outboxHooks[e.id] {
+                guard let result = run.result else { return nil }
+                var shown = e
+                shown.content = result
+                return shown
+            }
+            let attempt = (requests[e.id]?.fireCount).map { max($0, 1) } ?? 1
+            outboxHooks[e.id] = HookRun(token: runHook(id: e.id, hook: hook, content: e.content, due: e.due, late: e.late, attempt: attempt))
+            return nil
+        }
+    }
+
+    /// Popups were shown (or may have been): their firings' hooks are done with. Until then a firing that goes back
+    /// to the outbox (no server) keeps its hook's version.
+    func releaseHooks(_ ids: [String]) {
+        for id in ids { outboxHooks[id] = nil }
+    }
+
+    /// Stops the hooks of removed requests.
+    func cancelHooks(_ ids: some Sequence<String>) {
+        for id in ids {
+            if let e = earlyHooks.removeValue(forKey: id), e.run.result == nil { hookRunner.cancel(e.run.token) }
+            if let o = outboxHooks.removeValue(forKey: id), o.result == nil { hookRunner.cancel(o.token) }
+        }
+    }
+
+    private func runHook(id: String, hook: ContentHook, content: Content, due: WallTime, late: Bool, attempt: Int) -> UInt64 {
+        let job = HookCommand.job(id: id, hook: hook, content: content, due: due, late: late, attempt: attempt,
+                                  environment: environment, stateDirectory: stateDirectory)
+        return hookRunner.start(job) { result in Task { await self.hookFinished(result) } }
+    }
+
+    /// A hook ended: its best version (an image it named checked and copied, else the one before) is kept for the
+    /// firing, counted, and the outbox is tried again.
+    func hookFinished(_ result: HookResult) {
+        var content = result.content
+        if let image = content.image, image != result.original.image {
+            switch attachments.attach(image) {
+            case .success(let copy): content.image = copy
+            case .failure(let e):
+                Log.warning("'\(result.id)': the content hook's \(e.message); shown without it")
+                content.image = result.original.image
+            }
+        }
+        let category = content.categoryID
+        let ms = result.duration.nanoseconds / 1_000_000
+        var line = "'\(result.id)': content hook \(result.outcome.rawValue) in \(ms) ms (\(result.detail)), \(result.patches) patch\(result.patches == 1 ? "" : "es") applied"
+        if !result.rejected.isEmpty { line += "; ignored: " + result.rejected.joined(separator: "; ") }
+        if !result.errors.isEmpty { line += "; stderr: " + result.errors }
+        if result.outcome == .completed { Log.info(line, .event("hook", id: result.id, category: category)) } else {
+            Log.warning(line, .event("hook", id: result.id, category: category))
+        }
+        record([StoredEvent(at: now().wall, id: result.id, event: "hook", action: result.outcome.rawValue, text: String(ms),
+                            category: category)])
+        if earlyHooks[result.id]?.run.token == result.token {
+            earlyHooks[result.id]?.run.result = content
+        } else if outboxHooks[result.id]?.token == result.token {
+            outboxHooks[result.id]?.result = content
+            do {
+                try store.replaceOutboxContent(result.id, content)
+            } catch {
+                Log.error("cannot keep the content hook's version of '\(result.id)': \(error)")
+            }
+            deliverOutbox()
+        }
+    }
+}
+
+/// A hook started before its request is due, for one occurrence.
+struct EarlyHook: Sendable {
+    var run: HookRun
+    /// The deadline it was started for: a firing of another one (the request changed) does not take its result.
+    var occurrence: Deadline
+}
+
+extension Scheduler {
+    /// Deletes the copied images that nothing refers to: no request, no outbox entry, nothing delivered, no hook's
+    /// version waiting to be shown.
+    func collectAttachments() {
+        attachmentsMayBeUnused = false
+        var used = Set(requests.values.compactMap(\.request.content.image))
+        do {
+            used.formUnion(try store.outbox().compactMap(\.content.image))
+            used.formUnion(try store.delivered().compactMap(\.content.image))
+        } catch {
+            // Without the whole picture nothing is deleted.
+            return Log.error("cannot tell which images are still in use: \(error)")
+        }
+        used.formUnion(earlyHooks.values.compactMap(\.run.result?.image))
+        used.formUnion(outboxHooks.values.compactMap(\.result?.image))
+        let deleted = attachments.collect(keeping: used)
+        if deleted > 0 { Log.debug("deleted \(deleted) image cop\(deleted == 1 ? "y" : "ies") no longer in use") }
+    }
+}
