@@ -16,6 +16,7 @@ int aviso_pipe2(int fds[2], int flags) {
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -30,8 +31,12 @@ int aviso_spawn_hook(const char *path, char *const argv[], char *const envp[], c
                      int in_fd, int out_fd, int err_fd, unsigned long long memory_limit) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) < 0) return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        // Killed if the daemon dies before it could stop the hook.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127);
         struct sigaction dfl;
         dfl.sa_handler = SIG_DFL;
         dfl.sa_flags = 0;

@@ -36,7 +36,8 @@ enum Add {
                             summary, come most relevant first
           --level L         passive (quiet, transient), active (default), time-sensitive (breaks through quiet
                             hours, never folded into a summary) or critical (never expires, breaks through all)
-          --image PATH      Image file shown in the popup
+          --image PATH      Image shown in the popup (PNG, JPEG, SVG, ... at most 16 MiB): avisod keeps a copy,
+                            so the file may change or go before the notification is shown
           --data KEY=VALUE  User data; VALUE is JSON when it parses as JSON, a string otherwise (repeatable)
           --summary         Wait for the next scheduled summary ([Summary] At= in aviso.conf) and arrive in it
 

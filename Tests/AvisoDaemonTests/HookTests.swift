@@ -335,4 +335,30 @@ struct HookTests {
         #expect(args.contains("--property=MemoryMax=\(48 << 20)") && args.contains("--property=RuntimeMaxSec=5000ms"), "\(args)")
         #expect(args.contains("scoped.hook --from-test"), "\(args)")
     }
+
+    @Test func removingARequestStopsItsHookAndNothingIsShownOrCounted() async throws {
+        let script = """
+            #!/bin/sh
+            ps -o pgid= $$ | tr -d ' ' > "$(dirname "$0")/pgid"
+            echo '{"body":"too late to matter"}'
+            sleep 1000
+            """
+        let f = try await Self.start([("gone", script, "HookTimeout=20s")])
+        defer { f.stop() }
+        try add(f, "r1", "gone", in: "10s")
+        _ = try await f.daemon.log.next { $0.contains("'r1': starting its content hook") }
+        var pgid: Int32?
+        for _ in 0..<100 where pgid == nil {
+            pgid = (try? file(f, "pgid")).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            if pgid == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let group = try #require(pgid, "the hook ran")
+        try f.ctl("remove", "r1")
+        let ended = try await f.daemon.log.next { $0.contains("'r1': the content hook of a notification no longer waiting ended") }
+        #expect(ended.contains("SIGKILL"), "\(ended)")
+        #expect(Self.living(inGroup: group).isEmpty)
+        try f.ctl("add", "--id", "after", "--in", "10ms", "--title", "After")
+        #expect(try await f.server!.next("notify").summary == "After", "no popup for the removed request came first")
+        #expect(try hookEvents(f).isEmpty)
+    }
 }

@@ -199,7 +199,10 @@ struct ReminderFileTests {
         let book = CategoryBook(configuration: try #require(ConfigLoader.load(path: example).configuration), reminders: reminders)
         #expect(book.problems.isEmpty, "\(book.problems)")
         let named = Set(reminders.reminders.values.compactMap(\.request.content.categoryID))
-        #expect(named == ["reminder", "habit", "work"])
+        #expect(named == ["reminder", "habit", "work", "backup"])
+        // The example hook is found from the file that declares it, and runs.
+        let hook = try #require(book.category("backup")?.hook)
+        #expect(hook.argv == [directory + "/../hooks/disk-usage"] && access(hook.argv[0], X_OK) == 0)
         for category in named { #expect(book.problem(naming: category) == nil, "\(category)") }
         #expect(book.categories.values.allSatisfy { !$0.value.actions.isEmpty })
         let text = try ["health.conf", "routine.conf", "chores.conf"].map {

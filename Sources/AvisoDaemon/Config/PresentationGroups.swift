@@ -80,7 +80,8 @@ struct PresentationGroups: Hashable, Sendable {
                     actions.append(Declared(value: action, file: file, line: groupLine, keyLines: keyLines))
                 }
             } else {
-                let category = reader.category(name, findProgram: findProgram)
+                let directory = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
+                let category = reader.category(name, directory: directory, findProgram: findProgram)
                 problems = reader.problems
                 if problems.errors.count == errorsBefore {
                     categories.append(Declared(value: category, file: file, line: groupLine, keyLines: keyLines))
@@ -143,7 +144,7 @@ private struct GroupReader {
             submit: text("Submit") ?? "", destructive: bool("Destructive") ?? false, foreground: bool("Foreground") ?? false)
     }
 
-    mutating func category(_ name: String, findProgram: (String) -> String?) -> NotificationCategory {
+    mutating func category(_ name: String, directory: String, findProgram: (String) -> String?) -> NotificationCategory {
         var c = NotificationCategory(name: name)
         if let (value, _) = values["Actions"] {
             c.actions = value.split(whereSeparator: { $0 == ";" || $0 == "," }).map { String($0).trimmed() }.filter { !$0.isEmpty }
@@ -167,13 +168,15 @@ private struct GroupReader {
                 fail(line, "Delivery='\(value)' is not one of immediate, summary")
             }
         }
-        c.hook = hook(findProgram: findProgram)
+        c.hook = hook(directory: directory, findProgram: findProgram)
         return c
     }
 
-    /// `ContentHook=` with its budget. A program that cannot be run now is a warning, not an error: it is tried at
-    /// each delivery (it may be installed later), and the original content is shown while it fails.
-    mutating func hook(findProgram: (String) -> String?) -> ContentHook? {
+    /// `ContentHook=` with its budget. A relative path with a '/' ("hooks/weather") is taken from the directory of
+    /// the file that declares it; a bare name is looked up in PATH. A program that cannot be run now is a warning,
+    /// not an error: it is tried at each delivery (it may be installed later), and the original content is shown
+    /// while it fails.
+    mutating func hook(directory: String, findProgram: (String) -> String?) -> ContentHook? {
         guard let (command, line) = values["ContentHook"] else {
             for key in ["HookTimeout", "HookMemory"] where values[key] != nil {
                 problems.warning(values[key]?.line, "[\(group)] \(key)= without ContentHook= is ignored")
@@ -188,6 +191,7 @@ private struct GroupReader {
                 return nil
             }
             hook = ContentHook(argv: argv)
+            if argv[0].contains("/"), !argv[0].hasPrefix("/") { hook.argv[0] = directory + "/" + argv[0] }
         } catch {
             fail(line, "ContentHook='\(command)': \(error.message)")
             return nil

@@ -52,8 +52,12 @@ final class HookRunner: @unchecked Sendable {
     static let errorLimit = 2 * 1024
     /// The longest line read as a patch; longer ones are ignored.
     static let lineLimit = 64 * 1024
+    /// Lines read as patches per run; later ones are drained and ignored (a hook cannot keep the daemon busy).
+    static let linesLimit = 1000
     /// Reasons for ignored lines kept per run.
     static let rejectedLimit = 5
+    /// Hooks running at once; more wait their turn (each holds four descriptors and a process).
+    static let concurrencyLimit = 128
 
     private typealias Done = @Sendable (HookResult) -> Void
     private var mutex = pthread_mutex_t()
@@ -61,6 +65,8 @@ final class HookRunner: @unchecked Sendable {
     private var cancelled: Set<UInt64> = []
     private var nextToken: UInt64 = 1
     private var wake: Int32 = -1
+    /// The process groups of running hooks, for `stopAll`.
+    private var groups: Set<pid_t> = []
 
     init() { pthread_mutex_init(&mutex, nil) }
 
@@ -86,13 +92,19 @@ final class HookRunner: @unchecked Sendable {
         return token
     }
 
-    /// Stops a run (its notification was removed): its process group is killed; `done` is still called.
+    /// Stops a run (its notification was removed): its process group is killed and `done` is still called; one still
+    /// waiting for a free slot is dropped.
     func cancel(_ token: UInt64) {
         let fd = locked { () -> Int32 in
             cancelled.insert(token)
             return wake
         }
         if fd >= 0 { EventFD.signal(fd) }
+    }
+
+    /// Kills every running hook's process group, at shutdown.
+    func stopAll() {
+        for pgid in locked({ groups }) { kill(-pgid, SIGKILL) }
     }
 
     private func locked<T>(_ body: () -> T) -> T {
@@ -116,6 +128,7 @@ final class HookRunner: @unchecked Sendable {
         var errors: [UInt8] = []
         var best: Content
         var patches = 0
+        var lines = 0
         var rejected: [String] = []
         let started: Int64
         var terminateAt: Int64
@@ -143,14 +156,21 @@ final class HookRunner: @unchecked Sendable {
     private func run(_ wake: Int32) {
         var runs: [UInt64: Run] = [:]
         while true {
+            let free = Self.concurrencyLimit - runs.count
             let (jobs, cancels) = locked { () -> ([(UInt64, HookJob, Done)], Set<UInt64>) in
-                defer { incoming = []; cancelled = [] }
-                return (incoming, cancelled)
+                // A cancelled job that has not started never will.
+                incoming.removeAll { cancelled.contains($0.0) }
+                let taken = Array(incoming.prefix(free))
+                incoming.removeFirst(taken.count)
+                defer { cancelled = [] }
+                return (taken, cancelled)
             }
             let now = Self.monotonic()
             for (token, job, done) in jobs {
                 switch Self.spawn(token: token, job: job, done: done, at: now) {
-                case .success(let r): runs[token] = r
+                case .success(let r):
+                    runs[token] = r
+                    locked { _ = groups.insert(r.pid) }
                 case .failure(let e):
                     done(HookResult(id: job.id, token: token, content: job.original, original: job.original, outcome: .failed, duration: .zero,
                                     patches: 0, detail: "cannot start \(job.argv[0]): \(e)", errors: "", rejected: []))
@@ -239,6 +259,11 @@ final class HookRunner: @unchecked Sendable {
         var line = r.line[...]
         while let last = line.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { line = line.dropLast() }
         if line.isEmpty { return }
+        r.lines += 1
+        if r.lines > Self.linesLimit {
+            if r.lines == Self.linesLimit + 1 { reject(r, "more than \(Self.linesLimit) lines; the rest are ignored") }
+            return
+        }
         do {
             let object = try JSONDecoder().decode([String: JSONValue].self, from: Data(line))
             let patch = try HookPatch(object)
@@ -253,7 +278,7 @@ final class HookRunner: @unchecked Sendable {
     }
 
     private func reject(_ r: Run, _ why: String) {
-        if r.rejected.count < Self.rejectedLimit { r.rejected.append(why) }
+        if r.rejected.count < Self.rejectedLimit || why.hasPrefix("more than") { r.rejected.append(why) }
     }
 
     private func reap(_ r: Run) {
@@ -281,6 +306,7 @@ final class HookRunner: @unchecked Sendable {
         }
         if !r.line.isEmpty { patch(r) }
         kill(-r.pid, SIGKILL)
+        locked { _ = groups.remove(r.pid) }
         for fd in [r.input, r.output, r.errorsFD, r.pidfd] where fd >= 0 { close(fd) }
         let status = r.status ?? -SIGKILL
         let outcome: ContentHook.Outcome

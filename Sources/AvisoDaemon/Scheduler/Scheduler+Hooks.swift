@@ -97,6 +97,10 @@ extension Scheduler {
     /// A hook ended: its best version (an image it named checked and copied, else the one before) is kept for the
     /// firing, counted, and the outbox is tried again.
     func hookFinished(_ result: HookResult) {
+        let early = earlyHooks[result.id]?.run.token == result.token
+        guard early || outboxHooks[result.id]?.token == result.token else {
+            return Log.debug("'\(result.id)': the content hook of a notification no longer waiting ended (\(result.detail))")
+        }
         var content = result.content
         if let image = content.image, image != result.original.image {
             switch attachments.attach(image) {
@@ -116,9 +120,9 @@ extension Scheduler {
         }
         record([StoredEvent(at: now().wall, id: result.id, event: "hook", action: result.outcome.rawValue, text: String(ms),
                             category: category)])
-        if earlyHooks[result.id]?.run.token == result.token {
+        if early {
             earlyHooks[result.id]?.run.result = content
-        } else if outboxHooks[result.id]?.token == result.token {
+        } else {
             outboxHooks[result.id]?.result = content
             do {
                 try store.replaceOutboxContent(result.id, content)

@@ -22,7 +22,9 @@ extension Scheduler {
         }
         var changed: [(ScheduledRequest, isNew: Bool, line: Int)] = []
         for id in candidates {
-            guard let d = declared[id] else { continue }
+            guard var d = declared[id] else { continue }
+            // The image as the model holds it (the copy, named by its content): an unchanged file compares equal.
+            attachImage(&d)
             let old = requests[id]
             if let old, old.source == nil {
                 Log.warning("'\(id)' is declared in \(d.file): it replaces the request of that name added over the socket")
@@ -64,31 +66,34 @@ extension Scheduler {
         for w in directory.warnings { Log.warning(w.description) }
     }
 
+    /// A declared reminder's image checked and copied; one that cannot be shown is dropped with a warning, and the
+    /// rest of the reminder stands.
+    func attachImage(_ d: inout DeclaredReminder) {
+        guard let image = d.request.content.image else { return }
+        switch attachments.attach(image) {
+        case .success(let copy): d.request.content.image = copy
+        case .failure(let e):
+            Log.warning("\(d.file):\(d.line): [Reminder \(d.request.id)] Image=: \(e.message); it is shown without the image")
+            d.request.content.image = nil
+        }
+    }
+
     /// The model's entry for a declared reminder: its schedule kept when only other keys changed, else planned anew
     /// from `current`. Nil when it cannot be scheduled (it never elapses, it is out of range): the problem is logged
     /// and listed by `status`, and a previous version, if any, stays in effect.
     ///
     /// An `At=` already past is not a mistake in the file: if the file was written before that moment, the daemon
-    /// was not running when it came due, and it is delivered as missed; otherwise it never fires. An image that
-    /// cannot be shown is dropped with a warning, and the rest of the reminder stands.
+    /// was not running when it came due, and it is delivered as missed; otherwise it never fires.
     func schedule(_ d: DeclaredReminder, replacing old: ScheduledRequest?, modified: WallTime?, at current: Now)
         -> ScheduledRequest?
     {
-        var request = d.request
+        let request = d.request
         if let category = request.content.categoryID, let why = book.problem(naming: category) {
             let kept = old == nil ? "" : " (its last good version stays in effect)"
             let problem = ConfigProblem(file: d.file, line: d.categoryLine, message: "[Reminder \(request.id)] Category=\(category): \(why)\(kept)")
             declaredProblems[request.id] = problem
             Log.error(problem.description)
             return nil
-        }
-        if let image = request.content.image {
-            switch attachments.attach(image) {
-            case .success(let copy): request.content.image = copy
-            case .failure(let e):
-                Log.warning("\(d.file):\(d.line): [Reminder \(request.id)] Image=: \(e.message); it is shown without the image")
-                request.content.image = nil
-            }
         }
         if let old, old.source != nil, old.request.trigger == request.trigger {
             var kept = old

@@ -440,8 +440,11 @@ public actor Scheduler {
         }
     }
 
-    /// Closes the database at shutdown; nothing may use the scheduler afterwards.
-    public func closeStore() { store.close() }
+    /// Stops running content hooks and closes the database at shutdown; nothing may use the scheduler afterwards.
+    public func closeStore() {
+        hookRunner.stopAll()
+        store.close()
+    }
 
     /// The status line, for READY=1.
     public var statusLine: String { lastStatus }
