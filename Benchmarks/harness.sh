@@ -43,7 +43,14 @@ Run=exec /usr/bin/tee $WORK/exec.fifo
 
 [Category bench]
 Actions=later;note;hook
+
+[Category hooked]
+ContentHook=$WORK/trivial-hook
+HookTimeout=1s
 CONF
+# A trivial content hook (hooks_bench.py): reads its input, prints one line.
+printf '#!/bin/sh\ncat > /dev/null\necho %s\n' "'{\"body\": \"improved\"}'" > "$WORK/trivial-hook"
+chmod +x "$WORK/trivial-hook"
 
 start_daemon() {
     "$BIN/avisod" 2> "$WORK/daemon.log" &

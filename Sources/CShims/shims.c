@@ -15,7 +15,10 @@ int aviso_pipe2(int fds[2], int flags) {
 }
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -27,59 +30,73 @@ static void aviso_close_from(int low, int high) {
     for (int fd = low; fd <= high && fd < 65536; fd++) close(fd);
 }
 
-int aviso_spawn_hook(const char *path, char *const argv[], char *const envp[], const char *cwd,
-                     int in_fd, int out_fd, int err_fd, unsigned long long memory_limit) {
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) < 0) return -1;
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        // Killed if the daemon dies before it could stop the hook.
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent) _exit(127);
-        struct sigaction dfl;
-        dfl.sa_handler = SIG_DFL;
-        dfl.sa_flags = 0;
-        sigemptyset(&dfl.sa_mask);
-        for (int s = 1; s < NSIG; s++) sigaction(s, &dfl, NULL);
+struct aviso_hook_spawn {
+    const char *path;
+    char *const *argv;
+    char *const *envp;
+    const char *cwd;
+    int in_fd, out_fd, err_fd;
+    unsigned long long memory_limit;
+    pid_t parent;
+    /// Written by the child (it shares the parent's memory until execve): why it could not start.
+    int error;
+};
+
+/// The child, on a stack of its own in the parent's memory (CLONE_VM | CLONE_VFORK): only system calls here.
+static int aviso_hook_child(void *raw) {
+    struct aviso_hook_spawn *a = raw;
+    // The parent's handlers must not run here: back to the defaults (the table is the child's own copy).
+    struct sigaction dfl;
+    dfl.sa_handler = SIG_DFL;
+    dfl.sa_flags = 0;
+    sigemptyset(&dfl.sa_mask);
+    for (int s = 1; s < NSIG; s++) sigaction(s, &dfl, NULL);
+    // Killed if the daemon dies before it could stop the hook.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != a->parent) _exit(127);
+    setpgid(0, 0);
+    int e = 0;
+    if (dup2(a->in_fd, 0) < 0 || dup2(a->out_fd, 1) < 0 || dup2(a->err_fd, 2) < 0) e = errno;
+    if (!e) aviso_close_from(3, 0x7fffffff);
+    if (!e && a->cwd && chdir(a->cwd) < 0) e = errno;
+    if (!e && a->memory_limit) {
+        struct rlimit limit = { (rlim_t)a->memory_limit, (rlim_t)a->memory_limit };
+        if (setrlimit(RLIMIT_AS, &limit) < 0) e = errno;
+    }
+    if (!e) {
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        setpgid(0, 0);
-        int e = 0;
-        if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) e = errno;
-        // Everything but 0, 1, 2 and the report pipe (close-on-exec: gone at execve).
-        if (!e) {
-            aviso_close_from(3, report[1] - 1);
-            aviso_close_from(report[1] + 1, 0x7fffffff);
-        }
-        if (!e && cwd && chdir(cwd) < 0) e = errno;
-        if (!e && memory_limit) {
-            struct rlimit limit = { (rlim_t)memory_limit, (rlim_t)memory_limit };
-            if (setrlimit(RLIMIT_AS, &limit) < 0) e = errno;
-        }
-        if (!e) {
-            execve(path, argv, envp);
-            e = errno;
-        }
-        ssize_t ignored = write(report[1], &e, sizeof e);
-        (void)ignored;
-        _exit(127);
+        execve(a->path, a->argv, a->envp);
+        e = errno;
     }
+    a->error = e;
+    _exit(127);
+}
+
+int aviso_spawn_hook(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                     int in_fd, int out_fd, int err_fd, unsigned long long memory_limit) {
+    struct aviso_hook_spawn a = { path, argv, envp, cwd, in_fd, out_fd, err_fd, memory_limit, getpid(), 0 };
+    const size_t stack_size = 64 * 1024;
+    void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) return -1;
+    // No signal handler may run in the child while it shares this memory: all blocked around the clone, as
+    // posix_spawn does.
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    // The parent waits (CLONE_VFORK) until the child has called execve or exited: no page tables are copied.
+    pid_t pid = clone(aviso_hook_child, (char *)stack + stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
     int saved = errno;
-    close(report[1]);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    munmap(stack, stack_size);
     if (pid < 0) {
-        close(report[0]);
         errno = saved;
         return -1;
     }
-    int childError = 0;
-    ssize_t n;
-    do { n = read(report[0], &childError, sizeof childError); } while (n < 0 && errno == EINTR);
-    close(report[0]);
-    if (n == (ssize_t)sizeof childError) {
+    if (a.error) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
-        errno = childError;
+        errno = a.error;
         return -1;
     }
     return pid;

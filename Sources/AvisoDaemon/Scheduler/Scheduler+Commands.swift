@@ -81,7 +81,7 @@ extension Scheduler {
         let replaced = requests[request.id] != nil
         if replaced {
             cancelHooks([request.id])
-            attachmentsMayBeUnused = true
+            imagesLeaving([requests[request.id]?.request.content].compactMap { $0 })
         }
         requests[request.id] = scheduled
         Log.info("\(replaced ? "replaced" : "added") '\(request.id)' (\(request.trigger.summary))",
@@ -193,9 +193,9 @@ extension Scheduler {
             return storageError("nothing was removed", error)
         }
         storeRecovered()
-        attachmentsMayBeUnused = true
+        imagesLeaving(records.filter { ids.contains($0.id) }.map(\.content))
         takeOffScreen(Set(ids))
-        reconcile()
+        if attachmentsMayBeUnused { collectAttachments() }
         return .ok(.removed(ids))
     }
 

@@ -142,6 +142,12 @@ struct EarlyHook: Sendable {
 }
 
 extension Scheduler {
+    /// Requests or notifications with these contents are going away: if one had an image, unreferenced copies are
+    /// deleted at the next reconcile.
+    func imagesLeaving(_ contents: [Content]) {
+        if contents.contains(where: { $0.image != nil }) { attachmentsMayBeUnused = true }
+    }
+
     /// Deletes the copied images that nothing refers to: no request, no outbox entry, nothing delivered, no hook's
     /// version waiting to be shown.
     func collectAttachments() {

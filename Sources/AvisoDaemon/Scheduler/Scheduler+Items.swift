@@ -142,10 +142,10 @@ extension Scheduler {
         info.removed = existing.sorted()
         let removed = try store.commit(log: change, deleting: info.removed, putting: put)
         storeRecovered()
+        imagesLeaving((info.removed + info.updated).compactMap { requests[$0]?.request.content })
         for id in info.removed { requests[id] = nil }
         for r in put { requests[r.request.id] = r }
         cancelHooks(info.removed + info.updated)
-        if !info.removed.isEmpty || !info.updated.isEmpty { attachmentsMayBeUnused = true }
         if !info.removed.isEmpty { forgetDelivered(Set(info.removed)) }
         return (info, removed)
     }

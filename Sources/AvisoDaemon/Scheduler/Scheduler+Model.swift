@@ -129,9 +129,9 @@ extension Scheduler {
     func removeFromModel(_ ids: [String], why: String) throws(StoreError) {
         guard !ids.isEmpty else { return }
         try store.deleteRequests(ids)
+        imagesLeaving(ids.compactMap { requests[$0]?.request.content })
         for id in ids { requests[id] = nil }
         cancelHooks(ids)
-        attachmentsMayBeUnused = true
         Log.info("removed \(ids.map { "'\($0)'" }.joined(separator: ", ")) (\(why))", .event("removed", ids: ids))
         forgetDelivered(Set(ids))
     }
@@ -143,7 +143,7 @@ extension Scheduler {
             let records = try store.delivered().filter { ids.contains($0.id) }
             if !records.isEmpty {
                 try store.deleteDelivered(records.map(\.id))
-                attachmentsMayBeUnused = true
+                imagesLeaving(records.map(\.content))
             }
         } catch {
             return Log.error("cannot forget the delivered notifications of \(ids.sorted()): \(error)")

@@ -9,12 +9,12 @@ int aviso_accept4(int fd, int flags);
 /// pipe2(fds, flags): both ends close-on-exec from the start when flags has O_CLOEXEC.
 int aviso_pipe2(int fds[2], int flags);
 
-/// Starts a content hook: fork, then in the child (async-signal-safe calls only) SIGKILL when the daemon dies
-/// (PR_SET_PDEATHSIG), every signal back to its default
-/// and unblocked, a process group of its own, in_fd/out_fd/err_fd as 0/1/2 and every other descriptor closed, the
-/// working directory `cwd`, RLIMIT_AS set to `memory_limit` bytes (0: unchanged), then execve. Returns the pid, or
-/// -1 with errno set, including the child's own error when chdir, setrlimit or execve failed (reported through a
-/// close-on-exec pipe, the child reaped).
+/// Starts a content hook the way posix_spawn starts programs (clone with CLONE_VM | CLONE_VFORK: no page tables are
+/// copied, the caller waits until the child has called execve). In the child, system calls only: every signal back to
+/// its default, SIGKILL when the daemon dies (PR_SET_PDEATHSIG), a process group of its own, in_fd/out_fd/err_fd as
+/// 0/1/2 and every other descriptor closed, the working directory `cwd`, RLIMIT_AS of `memory_limit` bytes (0:
+/// unchanged), nothing blocked, then execve. Returns the pid, or -1 with errno set, including the child's own error
+/// when chdir, setrlimit or execve failed (the child reaped).
 int aviso_spawn_hook(const char *path, char *const argv[], char *const envp[], const char *cwd,
                      int in_fd, int out_fd, int err_fd, unsigned long long memory_limit);
 
