@@ -5,9 +5,11 @@ import Glibc
 
 // avisod: the composition root only.
 // Signals are blocked before any other thread exists: this file has no top-level `await`, so it runs synchronously
-// on the main thread and the concurrency runtime's threads, started by the task below, inherit the mask. The main
+// on the main thread and the threads that run tasks, started just below, inherit the mask. The main
 // thread then parks on a semaphore rather than in dispatchMain(), which would unblock the signals on it.
 let signals = Signals([SIGTERM, SIGINT, SIGHUP])
+// Tasks run on aviso's own threads, which block until there is work (no once-a-second pool monitor).
+if !TaskThreads.install() { fail("cannot start the threads that run tasks") }
 // A closed stderr or a peer gone mid-write, and a write past a file-size limit, are errors to handle, not reasons to die.
 signal(SIGPIPE, SIG_IGN)
 signal(SIGXFSZ, SIG_IGN)

@@ -22,7 +22,7 @@ struct Backoff {
         let mine = ticket
         delay = min(delay * 2, maximum)
         pending = Task {
-            try? await Task.sleep(for: .nanoseconds(wait.nanoseconds))
+            await TaskThreads.sleep(for: wait)
             if !Task.isCancelled { await retry(mine) }
         }
     }

@@ -433,10 +433,10 @@ public actor Scheduler {
     }
 
     /// Pings the systemd watchdog from this actor, so a stuck scheduler stops pinging.
-    public func watchdogLoop(every interval: Duration) async {
+    public func watchdogLoop(every interval: Span) async {
         while !Task.isCancelled {
             systemd.watchdog()
-            try? await Task.sleep(for: interval)
+            await TaskThreads.sleep(for: interval)
         }
     }
 

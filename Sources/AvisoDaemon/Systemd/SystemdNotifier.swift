@@ -1,4 +1,5 @@
 internal import CSystemd
+import AvisoCore
 import Glibc
 
 /// Tells systemd about the service's state through `sd_notify`: readiness, status, watchdog pings, reload, stop.
@@ -10,13 +11,13 @@ public struct SystemdNotifier: Sendable {
     ///
     /// systemd's advice is to ping at half the timeout; `WATCHDOG_PID` is honoured, so a child that inherited the
     /// environment does not think the watchdog is its job.
-    public let watchdogInterval: Duration?
+    public let watchdogInterval: AvisoCore.Span?
 
     /// Reads the watchdog settings once; `NOTIFY_SOCKET` itself is read by libsystemd on each call.
     public init() {
         var usec: UInt64 = 0
         if sd_watchdog_enabled(0, &usec) > 0, usec > 0 {
-            watchdogInterval = .microseconds(Int64(usec / 2))
+            watchdogInterval = AvisoCore.Span(nanoseconds: Int64(clamping: usec / 2) &* 1_000)
         } else {
             watchdogInterval = nil
         }

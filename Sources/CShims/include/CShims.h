@@ -20,3 +20,13 @@ int aviso_spawn_hook(const char *path, char *const argv[], char *const envp[], c
 
 /// pidfd_open(pid, 0): a descriptor that becomes readable when the process exits. -1 with errno set.
 int aviso_pidfd_open(int pid);
+
+/// Runs Swift concurrency's global jobs on `workers` threads of aviso's own, and its delayed jobs (Task.sleep) from a
+/// timer thread, through the runtime's enqueue hooks: libdispatch's worker pool, which wakes once a second while it
+/// exists, never starts. Call once, before the first task. Returns 0, or -1 when a thread could not be created (then
+/// nothing is installed).
+int aviso_executor_install(int workers);
+
+/// Calls `fn(context)` on the timer thread of `aviso_executor_install` after `delay` nanoseconds of CLOCK_MONOTONIC:
+/// how a task sleeps without libdispatch (Swift 6.3's Task.sleep waits with dispatch_after, which starts its pool).
+void aviso_executor_after(long long delay, void (*fn)(void *), void *context);
