@@ -106,40 +106,4 @@ public enum WindowPlanner {
         }
         return WindowPlan(armed: armed, waiting: waiting)
     }
-
-    /// The armed set alone: the same timers, in the same order, as `plan(...).armed`, found without ordering the
-    /// rest of the model.
-    ///
-    /// For the scheduler, which re-plans on every fire and every change: with 100,000 requests a full sort per
-    /// fire dominated the daemon's time. Without budgets this keeps the best `limit` entries in a small sorted array
-    /// (one comparison for most entries); with budgets a class may need to look past the first `limit`, so it plans
-    /// in full.
-    public static func armed(_ entries: [WindowEntry], now: Now, limit: Int, budgets: [Int: Int] = [:]) -> [TimerSpec] {
-        let slots = max(limit, 0)
-        guard budgets.isEmpty else { return plan(entries, now: now, limit: limit, budgets: budgets).armed }
-        guard slots > 0 else { return [] }
-        typealias Keyed = (wall: WallTime, entry: WindowEntry)
-        func precedes(_ a: Keyed, _ b: Keyed) -> Bool {
-            if a.wall != b.wall { return a.wall < b.wall }
-            if a.entry.priorityClass != b.entry.priorityClass { return a.entry.priorityClass < b.entry.priorityClass }
-            return a.entry.id < b.entry.id
-        }
-        var best: [Keyed] = []
-        best.reserveCapacity(slots + 1)
-        for entry in entries {
-            let item = (wall: entry.deadline.expectedWall(in: now), entry: entry)
-            if best.count == slots, let last = best.last, !precedes(item, last) { continue }
-            var low = 0, high = best.count
-            while low < high {
-                let mid = (low + high) / 2
-                if precedes(best[mid], item) { low = mid + 1 } else { high = mid }
-            }
-            best.insert(item, at: low)
-            if best.count > slots { best.removeLast() }
-        }
-        return best.map { item in
-            let (clock, ns) = item.entry.deadline.armable(in: now)
-            return TimerSpec(id: item.entry.id, clock: clock, deadline: ns)
-        }
-    }
 }

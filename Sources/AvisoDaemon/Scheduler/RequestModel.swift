@@ -1,26 +1,31 @@
 import AvisoCore
 
-/// The scheduler's model: every request by identifier, and beside it the window's compact view of those that will
-/// fire again.
+/// The scheduler's model: every request by identifier, and beside it the ordered index of those that will fire
+/// again.
 ///
-/// The window is re-planned on every fire and every change. Scanning small `WindowEntry` values instead of whole
-/// requests (content, user data, trigger) is what keeps that cheap in a model of 100,000 reminders.
+/// The window is re-planned on every fire and every change, and the due requests looked for on every timer: the
+/// index keeps the next deadlines ordered as they change (`DeadlineIndex`), so neither looks at the rest of a model
+/// of 100,000 reminders.
 struct RequestModel: Sequence {
     private(set) var byID: [String: ScheduledRequest] = [:]
-    /// One entry per request that has a next deadline, with its priority class.
-    private(set) var entries: [String: WindowEntry] = [:]
+    /// One entry per request that has a next deadline, with its priority class, in deadline order.
+    private(set) var index: DeadlineIndex
     /// The prefix rules classes come from; changing them reclassifies every entry.
     var rules: PriorityRules {
-        didSet { if rules != oldValue { for (id, r) in byID { entries[id] = entry(r) } } }
+        didSet { if rules != oldValue { for (id, r) in byID { index.set(id, entry(r)) } } }
     }
 
-    init(rules: PriorityRules) { self.rules = rules }
+    /// `bootID`: the boot the daemon runs in, whose elapsed-time deadlines are ordered by boot time.
+    init(rules: PriorityRules, bootID: String) {
+        self.rules = rules
+        index = DeadlineIndex(bootID: bootID)
+    }
 
     subscript(id: String) -> ScheduledRequest? {
         get { byID[id] }
         set {
             byID[id] = newValue
-            entries[id] = newValue.flatMap(entry)
+            index.set(id, newValue.flatMap(entry))
         }
     }
 

@@ -124,14 +124,14 @@ public actor Scheduler {
         self.loadConfiguration = loadConfiguration
         self.version = version
         self.configuration = configuration.configuration ?? .defaults
-        self.requests = RequestModel(rules: self.configuration.priorities)
+        self.started = now()
+        self.requests = RequestModel(rules: self.configuration.priorities, bootID: started.bootID)
         self.configErrors = configuration.errors
         self.deliveryRetry = Backoff(initial: self.configuration.retryInitial)
         self.storeRetry = Backoff(initial: self.configuration.retryInitial)
         self.quiet = QuietPolicy(hours: self.configuration.quietHours)
         self.environment = environment
         self.runner = ActionRunner(environment: environment)
-        self.started = now()
     }
 
     /// Loads the model from the store, arms the window and resumes deliveries left in the outbox.
@@ -157,15 +157,14 @@ public actor Scheduler {
     func priorityClass(of r: ScheduledRequest) -> Int { requests.priorityClass(of: r) }
 
     /// The whole model as the window planner sees it.
-    func windowEntries() -> [WindowEntry] { Array(requests.entries.values) }
+    func windowEntries() -> [WindowEntry] { Array(requests.index.all) }
 
     /// Recomputes the window from the whole model and applies the difference: a no-op touches no timer.
     func reconcile() {
         let current = now()
         reconcileCount += 1
-        let desired = WindowPlanner.armed(
-            windowEntries(), now: current, limit: configuration.window, budgets: configuration.priorities.budgets
-        ).map(withHookLead)
+        let desired = requests.index.armed(now: current, limit: configuration.window, budgets: configuration.priorities.budgets)
+            .map(withHookLead)
         for action in Reconciler.diff(desired: desired, armed: armed) {
             switch action {
             case .arm(let spec):
@@ -202,7 +201,7 @@ public actor Scheduler {
             armed[id] = nil
             if startEarlyHook(id) { return reconcile() }
             let current = now()
-            if requests.values.contains(where: { $0.request.id != id && $0.next?.isDue(at: current) == true }) {
+            if requests.index.due(now: current).contains(where: { $0 != id }) {
                 // Others are due too (the same second, or timers that woke together): fired together and released
                 // in release order, not in the order their timers were read.
                 catchUp()
@@ -365,7 +364,7 @@ public actor Scheduler {
     /// The recording half of `catchUp()`: every due request fired into the outbox, nothing delivered yet.
     func recordMissed() {
         let current = now()
-        let due = requests.values.filter { $0.next?.isDue(at: current) == true }.map(\.request.id).sorted()
+        let due = requests.index.due(now: current).sorted()
         for id in due {
             do {
                 let occurrence = requests[id]?.next
