@@ -30,7 +30,7 @@ try:
     rss, hwm = d.memory()
     print(f"memory with {n:,} reminders loaded: VmRSS {rss:.1f} MiB, VmHWM {hwm:.1f} MiB")
     # Fire cycles: a few repeating reminders, fired FIRES times in all or for FIRE_SECONDS, whichever ends first;
-    # every delivery goes to the test server. Each fire re-plans the whole model, so large models get fewer cycles.
+    # every delivery goes to the test server.
     c = d.connect()
     ids = ["r000001", "r000002", "r000003", "r000004"]
     begin = time.monotonic()
