@@ -133,3 +133,30 @@ struct ReminderDirectoryTests {
         #expect(model.reload() == ReminderChanges(added: ["back"]))
     }
 }
+
+/// A name declared in two files: the file first in path order keeps it, the other is an error at its line, and
+/// whichever changes or goes, the right declaration takes effect.
+struct ReminderDirectoryDuplicateTests {
+    @Test func theFirstFileInPathOrderKeepsANameDeclaredTwice() throws {
+        let dir = try Directory()
+        let model = ReminderDirectory(path: dir.path, zones: testZones)
+        try dir.write("b.conf", reminder("tea", title: "from b"))
+        #expect(model.reload() == ReminderChanges(added: ["tea"]))
+        try dir.write("a.conf", "\n" + reminder("tea", title: "from a"))
+        #expect(model.reload() == ReminderChanges(updated: ["tea"]), "a.conf comes first")
+        #expect(model.reminders["tea"]?.request.content.title == "from a")
+        #expect(model.problems.map(\.description) == ["\(dir.file("b.conf")):1: reminder 'tea' is also declared in \(dir.file("a.conf")) (line 2); that one is used. Rename one of them"])
+
+        // The later file's version changes: nothing in effect changes.
+        try dir.write("b.conf", reminder("tea", title: "from b, edited"))
+        #expect(model.reload().isEmpty)
+        // The first file drops it: the second's version takes over, and the problem goes.
+        try dir.write("a.conf", reminder("coffee"))
+        #expect(model.reload() == ReminderChanges(added: ["coffee"], updated: ["tea"]))
+        #expect(model.reminders["tea"]?.request.content.title == "from b, edited")
+        #expect(model.problems.isEmpty)
+        #expect(unlink(dir.file("b.conf")) == 0)
+        #expect(model.reload() == ReminderChanges(removed: ["tea"]))
+        #expect(Set(model.reminders.keys) == ["coffee"])
+    }
+}

@@ -18,7 +18,10 @@ public final class ReminderDirectory {
         var identity: FileBytes.FileIdentity?
         var hash: UInt64?
         /// The reminders of the last version that parsed without errors.
-        var good: [DeclaredReminder] = []
+        var good: [DeclaredReminder] = [] {
+            didSet { goodByID = Dictionary(good.map { ($0.request.id, $0) }, uniquingKeysWith: { a, _ in a }) }
+        }
+        private(set) var goodByID: [String: DeclaredReminder] = [:]
         /// Its items, likewise.
         var goodItems: [DeclaredItem] = []
         /// Its action and category groups (those with mistakes left out), from the last version that could be read.
@@ -34,7 +37,11 @@ public final class ReminderDirectory {
     private let environment: [String: String]
     private var files: [String: FileState] = [:]
     private var directoryProblem: ConfigProblem?
-    private var duplicates: [ConfigProblem] = []
+    /// The files that declare each reminder name, in sorted path order: the first one's declaration is in effect.
+    private var declarers: [String: [String]] = [:]
+    /// Names declared in more than one file.
+    private var duplicateNames: Set<String> = []
+    private var itemDuplicates: [ConfigProblem] = []
 
     /// Every declared reminder in effect, by identifier.
     public private(set) var reminders: [String: DeclaredReminder] = [:]
@@ -44,7 +51,21 @@ public final class ReminderDirectory {
     /// Errors: files and reminders rejected (their last good versions stay), names declared twice; by file and line.
     public var problems: [ConfigProblem] {
         let perFile = files.keys.sorted().flatMap { files[$0]!.errors }
-        return (directoryProblem.map { [$0] } ?? []) + perFile + duplicates
+        return (directoryProblem.map { [$0] } ?? []) + perFile + duplicates + itemDuplicates
+    }
+
+    /// Each later declaration of a name declared in several files, at its line, naming the one in effect.
+    private var duplicates: [ConfigProblem] {
+        duplicateNames.sorted().flatMap { name -> [ConfigProblem] in
+            let all = (declarers[name] ?? []).compactMap { files[$0]?.goodByID[name] }
+            guard let first = all.first else { return [] }
+            return all.dropFirst().map { d in
+                ConfigProblem(file: d.file, line: d.line, message: """
+                    reminder '\(name)' is also declared in \(first.file) (line \(first.line)); that one is used. \
+                    Rename one of them
+                    """)
+            }
+        }
     }
 
     /// Things ignored (unknown keys and groups), by file.
@@ -69,18 +90,52 @@ public final class ReminderDirectory {
     /// created or removed are noticed either way.
     @discardableResult
     public func reload(changed: Set<String>? = nil) -> ReminderChanges {
-        let before = reminders
-        let itemsBefore = items
-        let groupsBefore = presentationSources
+        // The previous state of each file whose declarations may have changed (nil: it is new).
+        var touched: [String: FileState?] = [:]
         let listed = listFiles()
-        for gone in files.keys where !listed.contains(gone) { files[gone] = nil }
-        for file in listed.sorted() {
-            let forced = changed?.contains(file) ?? false
-            refresh(file, forced: forced)
+        for gone in files.keys where !listed.contains(gone) {
+            touched[gone] = files[gone]
+            files[gone] = nil
         }
-        merge()
-        var changes = Self.difference(from: before, to: reminders)
-        changes.presentation = Self.declarations(presentationSources) != Self.declarations(groupsBefore)
+        for file in listed.sorted() {
+            let before = files[file]
+            if refresh(file, forced: changed?.contains(file) ?? false) { touched[file] = .some(before) }
+        }
+        var changes = ReminderChanges()
+        guard !touched.isEmpty else { return changes }
+        // Only the names the touched files declared, or declare now, are looked at again: an edit of one file costs
+        // what that file holds, not the whole directory.
+        var affected: Set<String> = []
+        for (file, before) in touched {
+            for id in (before?.good ?? []).map(\.request.id) {
+                affected.insert(id)
+                declarers[id]?.removeAll { $0 == file }
+            }
+            for id in (files[file]?.good ?? []).map(\.request.id) {
+                affected.insert(id)
+                var list = declarers[id] ?? []
+                if !list.contains(file) { list.insert(file, at: list.firstIndex { $0 > file } ?? list.count) }
+                declarers[id] = list
+            }
+        }
+        for id in affected {
+            let list = declarers[id] ?? []
+            if list.isEmpty { declarers[id] = nil }
+            if list.count > 1 { duplicateNames.insert(id) } else { duplicateNames.remove(id) }
+            let now = list.first.flatMap { files[$0]?.goodByID[id] }
+            switch (reminders[id], now) {
+            case (nil, nil): break
+            case (nil, .some): changes.added.insert(id)
+            case (.some, nil): changes.removed.insert(id)
+            case (let old?, let new?): if old.request != new.request { changes.updated.insert(id) }
+            }
+            reminders[id] = now
+        }
+        changes.presentation = touched.contains { file, before in
+            (before?.presentation ?? PresentationGroups()) != (files[file]?.presentation ?? PresentationGroups())
+        }
+        let itemsBefore = items
+        mergeItems()
         changes.items = items != itemsBefore
         return changes
     }
@@ -101,14 +156,15 @@ public final class ReminderDirectory {
         return reload(changed: nil)
     }
 
-    private func refresh(_ file: String, forced: Bool) {
+    /// Reads `file` again if it changed; true when its declarations may have (it was parsed, failed, or is gone).
+    private func refresh(_ file: String, forced: Bool) -> Bool {
         var state = files[file] ?? FileState()
         let identity = FileBytes.identity(file)
-        if !forced, identity != nil, identity == state.identity { return }
+        if !forced, identity != nil, identity == state.identity { return false }
         switch FileBytes.read(file, limit: ReminderFile.maximumFileSize, what: "the reminder file") {
         case .missing:
             files[file] = nil
-            return
+            return true
         case .failed(let why):
             state.identity = identity
             state.hash = nil
@@ -117,7 +173,10 @@ public final class ReminderDirectory {
         case .read(let bytes, let readIdentity):
             state.identity = readIdentity
             let hash = Self.fnv1a(bytes)
-            if hash == state.hash && state.errors.isEmpty { break }
+            if hash == state.hash && state.errors.isEmpty {
+                files[file] = state
+                return false
+            }
             state.hash = hash
             let result = ReminderFile.parse(bytes, file: file, zones: zones, environment: environment)
             state.warnings = result.warnings
@@ -138,6 +197,7 @@ public final class ReminderDirectory {
             state.errors += result.groupErrors
         }
         files[file] = state
+        return true
     }
 
     /// Each rejected declaration keeps its last good version, if it had one; the others take their new one.
@@ -159,30 +219,24 @@ public final class ReminderDirectory {
         state.good.isEmpty ? "" : " (the last good version of this file stays in effect)"
     }
 
-    /// Lays the files' good reminders and items over each other in sorted path order, reporting names declared
-    /// twice.
-    private func merge() {
-        duplicates = []
-        let sorted = files.keys.sorted().map { files[$0]! }
-        reminders = merged(sorted.flatMap(\.good), what: "reminder") { ($0.request.id, $0.file, $0.line) }
-        items = merged(sorted.flatMap(\.goodItems), what: "item") { ($0.item.name, $0.file, $0.line) }
-    }
-
-    /// The first declaration of each name; a later one is a problem at its line.
-    private func merged<T>(_ declared: [T], what: String, _ place: (T) -> (name: String, file: String, line: Int)) -> [String: T] {
-        var table: [String: T] = [:]
-        for d in declared {
-            let (name, file, line) = place(d)
-            if let first = table[name].map(place) {
-                duplicates.append(ConfigProblem(file: file, line: line, message: """
-                    \(what) '\(name)' is also declared in \(first.file) (line \(first.line)); that one is used. \
-                    Rename one of them
-                    """))
-                continue
+    /// Lays the files' items over each other in sorted path order, reporting names declared twice. (Reminders are
+    /// kept up to date name by name in `reload`.)
+    private func mergeItems() {
+        itemDuplicates = []
+        var table: [String: DeclaredItem] = [:]
+        for file in files.keys.sorted() {
+            for d in files[file]!.goodItems {
+                if let first = table[d.item.name] {
+                    itemDuplicates.append(ConfigProblem(file: d.file, line: d.line, message: """
+                        item '\(d.item.name)' is also declared in \(first.file) (line \(first.line)); that one is used. \
+                        Rename one of them
+                        """))
+                    continue
+                }
+                table[d.item.name] = d
             }
-            table[name] = d
         }
-        return table
+        items = table
     }
 
     /// The `*.conf` files directly in the directory, as full paths.
@@ -210,24 +264,6 @@ public final class ReminderDirectory {
             names.append(path + "/" + name)
         }
         return names
-    }
-
-    private static func difference(from old: [String: DeclaredReminder], to new: [String: DeclaredReminder]) -> ReminderChanges {
-        var changes = ReminderChanges()
-        for (id, reminder) in new {
-            if let previous = old[id] {
-                if previous.request != reminder.request { changes.updated.insert(id) }
-            } else {
-                changes.added.insert(id)
-            }
-        }
-        for id in old.keys where new[id] == nil { changes.removed.insert(id) }
-        return changes
-    }
-
-    /// The actions and categories of a set of files, whichever files they are in.
-    private static func declarations(_ sources: [PresentationGroups]) -> [String] {
-        (sources.flatMap { $0.actions.map { "\($0)" } } + sources.flatMap { $0.categories.map { "\($0)" } }).sorted()
     }
 
     /// FNV-1a, 64 bits: enough to tell a rewrite with new bytes from a touch.
