@@ -11,30 +11,21 @@ HookTimeout=1s, so each hook starts one second before its notification is due.
   separate rounds (plain first, then hooked) so that the two are not mixed.
 - burst: N requests due in the same instant, first without then with the hook: lateness of each Notify behind it.
 Also the hooks' own run times, from the `hook` events."""
-import json, os, socket, statistics, sys, time
+import json, os, statistics, sys, time
+from daemon import Connection
 
 sock_path, server_out, pid, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sock_path)
-ctl = s.makefile("rwb")
+ctl = Connection(sock_path)
 events = open(server_out)
 events.seek(0, os.SEEK_END)
 ticks = os.sysconf("SC_CLK_TCK")
-
-
-def call(request):
-    ctl.write((json.dumps(dict(v=1, **request)) + "\n").encode())
-    ctl.flush()
-    reply = json.loads(ctl.readline())
-    assert reply["ok"], reply
-    return reply
 
 
 def add(rid, at, hooked):
     content = {"title": rid, "body": "plain"}
     if hooked:
         content["categoryID"] = "hooked"
-    call({"op": "add", "request": {"id": rid, "trigger": {"kind": "date", "at": at}, "content": content}})
+    ctl.call({"op": "add", "request": {"id": rid, "trigger": {"kind": "date", "at": at}, "content": content}})
 
 
 def cpu():
@@ -91,9 +82,7 @@ plain_burst, _ = round_of("pb", False, n, 0)
 burst, _ = round_of("hb", True, n, 0)
 print(f"{n} notifications due in the same instant, behind it: without a hook {summary(plain_burst.values())}; "
       f"with a trivial hook {summary(burst.values())}")
-ctl.write((json.dumps({"v": 1, "op": "events", "follow": False}) + "\n").encode())
-ctl.flush()
-reply = json.loads(ctl.readline())
+reply = ctl.call({"op": "events"})
 runs = [e["durationMs"] for e in reply.get("events", []) if e.get("event") == "hook"]
 if runs:
     print(f"the hooks' own run times: median {statistics.median(runs)} ms, max {max(runs)} ms over {len(runs)} runs")

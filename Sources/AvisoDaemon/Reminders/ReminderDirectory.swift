@@ -18,10 +18,7 @@ public final class ReminderDirectory {
         var identity: FileBytes.FileIdentity?
         var hash: UInt64?
         /// The reminders of the last version that parsed without errors.
-        var good: [DeclaredReminder] = [] {
-            didSet { goodByID = Dictionary(good.map { ($0.request.id, $0) }, uniquingKeysWith: { a, _ in a }) }
-        }
-        private(set) var goodByID: [String: DeclaredReminder] = [:]
+        var good: [DeclaredReminder] = []
         /// Its items, likewise.
         var goodItems: [DeclaredItem] = []
         /// Its action and category groups (those with mistakes left out), from the last version that could be read.
@@ -38,7 +35,7 @@ public final class ReminderDirectory {
     private var files: [String: FileState] = [:]
     private var directoryProblem: ConfigProblem?
     /// The files that declare each reminder name, in sorted path order: the first one's declaration is in effect.
-    private var declarers: [String: [String]] = [:]
+    private var declarers: [String: Declarers] = [:]
     /// Names declared in more than one file.
     private var duplicateNames: Set<String> = []
     private var itemDuplicates: [ConfigProblem] = []
@@ -57,7 +54,7 @@ public final class ReminderDirectory {
     /// Each later declaration of a name declared in several files, at its line, naming the one in effect.
     private var duplicates: [ConfigProblem] {
         duplicateNames.sorted().flatMap { name -> [ConfigProblem] in
-            let all = (declarers[name] ?? []).compactMap { files[$0]?.goodByID[name] }
+            let all = (declarers[name]?.files ?? []).compactMap { declaration(of: name, in: $0) }
             guard let first = all.first else { return [] }
             return all.dropFirst().map { d in
                 ConfigProblem(file: d.file, line: d.line, message: """
@@ -107,22 +104,16 @@ public final class ReminderDirectory {
         // what that file holds, not the whole directory.
         var affected: Set<String> = []
         for (file, before) in touched {
-            for id in (before?.good ?? []).map(\.request.id) {
-                affected.insert(id)
-                declarers[id]?.removeAll { $0 == file }
+            for d in before?.good ?? [] {
+                affected.insert(d.request.id)
+                declarers[d.request.id] = declarers[d.request.id]?.without(file)
             }
-            for id in (files[file]?.good ?? []).map(\.request.id) {
-                affected.insert(id)
-                var list = declarers[id] ?? []
-                if !list.contains(file) { list.insert(file, at: list.firstIndex { $0 > file } ?? list.count) }
-                declarers[id] = list
+            for d in files[file]?.good ?? [] {
+                affected.insert(d.request.id)
+                declarers[d.request.id] = declarers[d.request.id]?.with(file) ?? .one(file)
             }
         }
-        for id in affected {
-            let list = declarers[id] ?? []
-            if list.isEmpty { declarers[id] = nil }
-            if list.count > 1 { duplicateNames.insert(id) } else { duplicateNames.remove(id) }
-            let now = list.first.flatMap { files[$0]?.goodByID[id] }
+        func take(_ id: String, _ now: DeclaredReminder?) {
             switch (reminders[id], now) {
             case (nil, nil): break
             case (nil, .some): changes.added.insert(id)
@@ -130,6 +121,21 @@ public final class ReminderDirectory {
             case (let old?, let new?): if old.request != new.request { changes.updated.insert(id) }
             }
             reminders[id] = now
+        }
+        reminders.reserveCapacity(reminders.count + affected.count)
+        for id in affected {
+            if case .many = declarers[id] { duplicateNames.insert(id) } else { duplicateNames.remove(id) }
+        }
+        // The usual case: the name's first declarer is the touched file itself, whose declarations are at hand.
+        var pending = affected
+        for file in touched.keys {
+            for d in files[file]?.good ?? [] where declarers[d.request.id]?.first == file && pending.remove(d.request.id) != nil {
+                take(d.request.id, d)
+            }
+        }
+        // Names now in effect from another file (declared twice), or no longer declared.
+        for id in pending {
+            take(id, declarers[id].flatMap { declaration(of: id, in: $0.first) })
         }
         changes.presentation = touched.contains { file, before in
             (before?.presentation ?? PresentationGroups()) != (files[file]?.presentation ?? PresentationGroups())
@@ -154,6 +160,11 @@ public final class ReminderDirectory {
             files[file]?.hash = nil
         }
         return reload(changed: nil)
+    }
+
+    /// The declaration of `name` in `file`'s last good version.
+    private func declaration(of name: String, in file: String) -> DeclaredReminder? {
+        files[file]?.good.first { $0.request.id == name }
     }
 
     /// Reads `file` again if it changed; true when its declarations may have (it was parsed, failed, or is gone).
@@ -264,6 +275,39 @@ public final class ReminderDirectory {
             names.append(path + "/" + name)
         }
         return names
+    }
+
+    /// The files declaring one name, in sorted path order; almost always one.
+    private enum Declarers {
+        case one(String)
+        case many([String])
+
+        var files: [String] {
+            switch self {
+            case .one(let f): [f]
+            case .many(let fs): fs
+            }
+        }
+
+        var first: String {
+            switch self {
+            case .one(let f): f
+            case .many(let fs): fs[0]
+            }
+        }
+
+        func with(_ file: String) -> Declarers {
+            var fs = files
+            if fs.contains(file) { return self }
+            fs.insert(file, at: fs.firstIndex { $0 > file } ?? fs.count)
+            return .many(fs)
+        }
+
+        /// Nil when `file` was the only one.
+        func without(_ file: String) -> Declarers? {
+            let fs = files.filter { $0 != file }
+            return fs.isEmpty ? nil : fs.count == 1 ? .one(fs[0]) : .many(fs)
+        }
     }
 
     /// FNV-1a, 64 bits: enough to tell a rewrite with new bytes from a touch.
