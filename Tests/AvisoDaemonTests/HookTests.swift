@@ -132,7 +132,7 @@ struct HookTests {
         let script = """
             #!/bin/sh
             echo '{"body":"first and only"}'
-            ps -o pgid= $$ | tr -d ' ' > "$(dirname "$0")/pgid"
+            cut -d ' ' -f 5 /proc/$$/stat > "$(dirname "$0")/pgid"
             sleep 1000
             """
         let f = try await Self.start([("slow", script, "HookTimeout=1s")])
@@ -339,7 +339,7 @@ struct HookTests {
     @Test func removingARequestStopsItsHookAndNothingIsShownOrCounted() async throws {
         let script = """
             #!/bin/sh
-            ps -o pgid= $$ | tr -d ' ' > "$(dirname "$0")/pgid"
+            cut -d ' ' -f 5 /proc/$$/stat > "$(dirname "$0")/pgid"
             echo '{"body":"too late to matter"}'
             sleep 1000
             """
