@@ -18,21 +18,24 @@ struct HookRun: Sendable {
 extension Scheduler {
     func hook(of content: Content) -> ContentHook? { category(of: content)?.hook }
 
-    /// A window timer moved `HookTimeout` earlier when its request has a hook that has not started for this
+    /// A window timer moved `HookTimeout` earlier when its request has a hook that has not started for its next
     /// occurrence.
     func withHookLead(_ spec: TimerSpec) -> TimerSpec {
-        guard let r = requests[spec.id], let hook = hook(of: r.request.content), earlyHooks[spec.id] == nil else { return spec }
+        guard let r = requests[spec.id], let hook = hook(of: r.request.content),
+              earlyHooks[spec.id]?.occurrence != r.next else { return spec }
         var early = spec
         early.deadline = spec.deadline &- min(hook.timeout.nanoseconds, spec.deadline)
         return early
     }
 
     /// The early wake of a request with a hook: the hook starts for the occurrence due next. False when this wake is
-    /// not one (the request is due, or has no hook, or its hook already runs).
+    /// not one (the request is due, or has no hook, or its hook already runs for that occurrence).
     func startEarlyHook(_ id: String) -> Bool {
         let current = now()
         guard let r = requests[id], let next = r.next, !next.isDue(at: current), let hook = hook(of: r.request.content),
-              earlyHooks[id] == nil else { return false }
+              earlyHooks[id]?.occurrence != next else { return false }
+        // One started for an occurrence that never fired (skipped as too late, say) is of no use any more.
+        if let stale = earlyHooks.removeValue(forKey: id), stale.run.result == nil { hookRunner.cancel(stale.run.token) }
         let due = next.expectedWall(in: current)
         let token = runHook(id: id, hook: hook, content: r.request.content, due: due, late: false, attempt: r.fireCount + 1)
         earlyHooks[id] = EarlyHook(run: HookRun(token: token), occurrence: next)
