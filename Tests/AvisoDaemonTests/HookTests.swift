@@ -337,22 +337,24 @@ struct HookTests {
     }
 
     @Test func removingARequestStopsItsHookAndNothingIsShownOrCounted() async throws {
+        // The hook says its process group through a FIFO: reading it waits until the hook has written.
         let script = """
             #!/bin/sh
-            cut -d ' ' -f 5 /proc/$$/stat > "$(dirname "$0")/pgid"
+            cut -d ' ' -f 5 /proc/$$/stat > "$(dirname "$0")/pgid.fifo"
             echo '{"body":"too late to matter"}'
             sleep 1000
             """
-        let f = try await Self.start([("gone", script, "HookTimeout=20s")])
+        let f = try await Self.start([("gone", script, "HookTimeout=20s")], before: { daemon in
+            #expect(mkfifo(daemon.directory + "/pgid.fifo", 0o600) == 0)
+        })
         defer { f.stop() }
         try add(f, "r1", "gone", in: "10s")
-        _ = try await f.daemon.log.next { $0.contains("'r1': starting its content hook") }
-        var pgid: Int32?
-        for _ in 0..<100 where pgid == nil {
-            pgid = (try? file(f, "pgid")).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            if pgid == nil { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        let group = try #require(pgid, "the hook ran")
+        let fifo = open(f.daemon.directory + "/pgid.fifo", O_RDONLY)
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let n = read(fifo, &bytes, bytes.count)
+        close(fifo)
+        let written = String(decoding: bytes.prefix(max(n, 0)), as: UTF8.self)
+        let group = try #require(Int32(written.trimmingCharacters(in: .whitespacesAndNewlines)), "the hook ran: \(written)")
         try f.ctl("remove", "r1")
         let ended = try await f.daemon.log.next { $0.contains("'r1': the content hook of a notification no longer waiting ended") }
         #expect(ended.contains("SIGKILL"), "\(ended)")
