@@ -269,7 +269,7 @@ public actor Scheduler {
         }
         var entry = prepared
         let direct = bindHook(&entry, occurrence: occurrence) && !entry.late && serverOwner != nil && hold(entry, at: current.wall) == nil
-            && ((try? store.outbox().isEmpty) ?? false)
+            && ((try? store.outboxIsEmpty()) ?? false)
         do {
             if direct {
                 try store.recordFiringAndBeginDelivery(r, entry: entry, at: current.wall)

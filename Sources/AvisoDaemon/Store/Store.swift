@@ -127,6 +127,11 @@ public final class Store {
         }
     }
 
+    /// Whether nothing waits in the outbox, without reading (and decoding) what does.
+    public func outboxIsEmpty() throws(StoreError) -> Bool {
+        try statement("SELECT 1 FROM outbox LIMIT 1").rows { _ in 1 }.isEmpty
+    }
+
     /// Replaces what a waiting outbox entry says (a content hook's version); nothing when it is not in the outbox.
     public func replaceOutboxContent(_ id: String, _ content: Content) throws(StoreError) {
         try statement("UPDATE outbox SET content = ? WHERE id = ?").run([.text(try encode(content)), .text(id)])
