@@ -31,7 +31,8 @@ extension Scheduler {
     /// of a thread folded into its popup. Each entry is committed as delivered before its popup is requested (at
     /// most once). A popup the server certainly did not show goes back to the outbox and is retried with backoff,
     /// or at once when a server appears. While no server owns the name, one popup at a time is sent (the call may
-    /// start one through D-Bus activation); the rest wait for its answer.
+    /// start one through D-Bus activation); the rest wait for its answer. What goes out together is recorded as
+    /// delivered in one transaction.
     func deliverOutbox() {
         let queue: [OutboxEntry]
         do {
@@ -48,11 +49,10 @@ extension Scheduler {
         let ready = passHooks(queue.filter { hold($0, at: current) == nil })
         let probing = serverOwner == nil
         if ready.isEmpty || (probing && !deliveries.isEmpty) { return }
-        for release in releasePlan(ready) {
-            guard begin(release.entries, at: current) else { return }
-            present(release)
-            if probing { return }
-        }
+        // All of them begun in one transaction (one disk flush), then shown in release order.
+        let releases = probing ? Array(releasePlan(ready).prefix(1)) : releasePlan(ready)
+        guard begin(releases.flatMap(\.entries), at: current) else { return }
+        releases.forEach(present)
     }
 
     /// Records entries as delivered before their popup is requested, in one transaction; false (and the store retry

@@ -361,22 +361,30 @@ public actor Scheduler {
         deliverOutbox()
     }
 
-    /// The recording half of `catchUp()`: every due request fired into the outbox, nothing delivered yet.
+    /// The recording half of `catchUp()`: every due request fired into the outbox, nothing delivered yet. The
+    /// firings are committed in one transaction: what came due together costs one disk flush.
     func recordMissed() {
         let current = now()
-        let due = requests.index.due(now: current).sorted()
-        for id in due {
+        var firings: [(ScheduledRequest, OutboxEntry)] = []
+        for id in requests.index.due(now: current).sorted() {
             do {
                 let occurrence = requests[id]?.next
                 guard let (r, prepared) = try prepareFiring(id, manual: false, at: current) else { continue }
                 var entry = prepared
                 _ = bindHook(&entry, occurrence: occurrence)
-                try store.recordFiring(r, outbox: entry)
-                recorded(r)
+                firings.append((r, entry))
             } catch {
-                return storeFailed("recording the firing of '\(id)'", error)
+                storeFailed("recording the skip of '\(id)'", error)
+                break
             }
         }
+        do {
+            try store.recordFirings(firings)
+        } catch {
+            let first = firings.first?.0.request.id ?? ""
+            return storeFailed("recording the firing of '\(first)'\(firings.count > 1 ? " and \(firings.count - 1) more" : "")", error)
+        }
+        firings.forEach { recorded($0.0) }
     }
 
     /// A write that due work needed failed (disk full, read-only, I/O error): nothing was shown or changed for it.

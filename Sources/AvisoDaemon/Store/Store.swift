@@ -119,11 +119,20 @@ public final class Store {
     /// that its file does not declare it anew. An undelivered outbox entry with the same identifier is replaced: a
     /// repeating request that fires again while its last firing waits is shown once, with the new due time.
     public func recordFiring(_ r: ScheduledRequest, outbox entry: OutboxEntry) throws(StoreError) {
+        try recordFirings([(r, entry)])
+    }
+
+    /// Records several firings in one transaction (one disk flush), as `recordFiring` records one: for what came
+    /// due together.
+    public func recordFirings(_ firings: [(ScheduledRequest, OutboxEntry)]) throws(StoreError) {
+        guard !firings.isEmpty else { return }
         try transaction { () throws(StoreError) in
-            try keepOrDelete(r)
-            try statement("INSERT OR REPLACE INTO outbox (id, content, due, late) VALUES (?, ?, ?, ?)")
-                .run([.text(entry.id), .text(try encode(entry.content)), .integer(entry.due.nanoseconds),
-                      .integer(entry.late ? 1 : 0)])
+            for (r, entry) in firings {
+                try keepOrDelete(r)
+                try statement("INSERT OR REPLACE INTO outbox (id, content, due, late) VALUES (?, ?, ?, ?)")
+                    .run([.text(entry.id), .text(try encode(entry.content)), .integer(entry.due.nanoseconds),
+                          .integer(entry.late ? 1 : 0)])
+            }
         }
     }
 
