@@ -363,4 +363,27 @@ struct HookTests {
         #expect(try await f.server!.next("notify").summary == "After", "no popup for the removed request came first")
         #expect(try hookEvents(f).isEmpty)
     }
+
+    @Test func aBurstLargerThanTheWindowStartsEveryHookBeforeItsInstant() async throws {
+        let script = """
+            #!/bin/sh
+            cat > /dev/null
+            echo '{"body":"ready in time"}'
+            """
+        // A window of 3 timers: two of the five have no timer of their own until the first three fire.
+        let f = try await Self.start([("many", script, "HookTimeout=2s\n\n[Scheduler]\nWindow=3")])
+        defer { f.stop() }
+        // The same instant for all five, to the nanosecond.
+        let due = (Int64(Date().timeIntervalSince1970) + 3) * 1_000_000_000
+        for i in 0..<5 {
+            let request = #"{"v":1,"op":"add","request":{"id":"m\#(i)","trigger":{"kind":"date","at":\#(due)},"#
+                + #""content":{"title":"Many","body":"plain","categoryID":"many"}}}"#
+            #expect(try RawClient.exchange(f.daemon.socket, Array(request.utf8) + [10]).contains(#""ok":true"#))
+        }
+        var bodies: [String] = []
+        for _ in 0..<5 { bodies.append(try await f.server!.next("notify", timeout: .seconds(8)).body ?? "") }
+        #expect(bodies == Array(repeating: "ready in time", count: 5))
+        let early = f.daemon.log.all.filter { $0.contains("starting its content hook") }
+        #expect(early.count == 5, "every hook started ahead of the instant, not at delivery: \(early)")
+    }
 }

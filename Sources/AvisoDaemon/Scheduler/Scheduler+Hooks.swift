@@ -43,6 +43,20 @@ extension Scheduler {
         return true
     }
 
+    /// Starts the hooks whose early wake has come but who have no timer to say so: requests beyond the 64-timer window
+    /// (a burst larger than the window) due within their `HookTimeout`. Called before the window is planned, so
+    /// those in it are then armed at their instant. Looks at most at the window plus the hooks that may run at once.
+    func startHooksBeyondWindow(at current: Now) {
+        guard book.categories.values.contains(where: { $0.value.hook != nil }) else { return }
+        let order = requests.index.ordered(now: current)
+        for _ in 0..<(configuration.window + HookRunner.concurrencyLimit) {
+            guard let e = order.next(), e.deadline.expectedWall(in: current) <= current.wall + ContentHook.maximumTimeout else { return }
+            guard let r = requests[e.id], let hook = hook(of: r.request.content),
+                  e.deadline.expectedWall(in: current) + Span(nanoseconds: -hook.timeout.nanoseconds) <= current.wall else { continue }
+            _ = startEarlyHook(e.id)
+        }
+    }
+
     /// Binds a firing to its hook: the early run's result when it is ready (the entry then carries the improved
     /// content and may go out at once), or the run still going (it waits in the outbox). Returns whether the entry is
     /// ready to be shown now.

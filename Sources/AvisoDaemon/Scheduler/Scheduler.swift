@@ -163,6 +163,7 @@ public actor Scheduler {
     func reconcile() {
         let current = now()
         reconcileCount += 1
+        startHooksBeyondWindow(at: current)
         let desired = requests.index.armed(now: current, limit: configuration.window, budgets: configuration.priorities.budgets)
             .map(withHookLead)
         for action in Reconciler.diff(desired: desired, armed: armed) {
