@@ -32,6 +32,15 @@ import Testing
         try await body(backend, &events)
     }
 
+    /// The next firing, passing over clock changes: a machine whose clock is stepped (time synchronisation, as on
+    /// some virtual machines, many times a minute) reports them truthfully, and they say nothing about firings.
+    static func nextFiring(_ events: inout AsyncStream<TimerEvent>.Iterator) async -> TimerEvent? {
+        while let event = await events.next() {
+            if event != .clockChanged { return event }
+        }
+        return nil
+    }
+
     @Test(arguments: [KernelClock.realtime, .boottime])
     func firesAtItsDeadlineNotBefore(clock: KernelClock) async throws {
         try await Self.withBackend { backend, events in
@@ -39,7 +48,7 @@ import Testing
             try backend.arm(TimerSpec(id: "soon", clock: clock, deadline: deadline))
             #expect(backend.armedCount == 1)
 
-            let event = await events.next()
+            let event = await Self.nextFiring(&events)
             let observed = Self.clockNow(clock)
 
             #expect(event == .fired(id: "soon"))
@@ -57,8 +66,8 @@ import Testing
             try backend.arm(TimerSpec(id: "late", clock: clock, deadline: armedAt - 60_000_000_000))
             // Zero is the kernel's "disarm" value: it must still mean "long ago".
             try backend.arm(TimerSpec(id: "epoch", clock: clock, deadline: 0))
-            let first = await events.next()
-            let second = await events.next()
+            let first = await Self.nextFiring(&events)
+            let second = await Self.nextFiring(&events)
             #expect(Set([first, second]) == [.fired(id: "late"), .fired(id: "epoch")])
             #expect(Self.clockNow(clock) - armedAt < 1_000_000_000)
         }
@@ -74,8 +83,8 @@ import Testing
             try backend.arm(TimerSpec(id: "marker", clock: .boottime, deadline: now + 200_000_000))
             #expect(backend.armedCount == 3)
 
-            #expect(await events.next() == .fired(id: "moved-sooner"))
-            #expect(await events.next() == .fired(id: "marker"))
+            #expect(await Self.nextFiring(&events) == .fired(id: "moved-sooner"))
+            #expect(await Self.nextFiring(&events) == .fired(id: "marker"))
             #expect(backend.armedCount == 1)
         }
     }
@@ -89,7 +98,7 @@ import Testing
             backend.disarm("never-armed")
             #expect(backend.armedCount == 1)
 
-            #expect(await events.next() == .fired(id: "kept"))
+            #expect(await Self.nextFiring(&events) == .fired(id: "kept"))
         }
     }
 
@@ -108,7 +117,7 @@ import Testing
 
             var fired: [String] = []
             for _ in ids {
-                guard case .fired(let id)? = await events.next() else { break }
+                guard case .fired(let id)? = await Self.nextFiring(&events) else { break }
                 fired.append(id)
             }
             #expect(fired == ids)
