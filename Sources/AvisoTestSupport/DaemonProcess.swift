@@ -114,8 +114,15 @@ public final class DaemonProcess: @unchecked Sendable {
         }
         p.standardError = err
         p.standardOutput = FileHandle.nullDevice
-        log = LineChannel()
+        let log = LineChannel()
         log.attach(err.fileHandleForReading)
+        // The pipe ends when the daemon exits, unless a process started by this test process at that moment inherited
+        // its write end (Foundation's pipes are not close-on-exec): a second after the exit, what the daemon wrote has
+        // been read, and the stream is ended anyway.
+        p.terminationHandler = { _ in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1) { log.end() }
+        }
+        self.log = log
         try p.run()
         process = p
     }

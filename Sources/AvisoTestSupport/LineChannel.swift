@@ -24,6 +24,10 @@ public final class LineChannel: @unchecked Sendable {
         }
     }
 
+    /// Ends the stream as its writer closing it would: for a writer that has exited while another process it did
+    /// not know about still holds the pipe's write end.
+    public func end() { received(Data(), echo: nil) }
+
     /// Every line received so far.
     public var all: [String] { lock.withLock { lines } }
 
