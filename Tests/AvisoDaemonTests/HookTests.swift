@@ -258,22 +258,38 @@ struct HookTests {
         // The first popup of a daemon pays for its first D-Bus call: measured after one.
         try f.ctl("add", "--id", "warm", "--in", "10ms", "--title", "Warm-up")
         _ = try await f.server!.next("notify")
-        var lateness: [Double] = []
-        for i in 0..<3 {
-            let due = (Int64(Date().timeIntervalSince1970) + 4) * 1_000_000_000
-            let request = #"{"v":1,"op":"add","request":{"id":"p\#(i)","trigger":{"kind":"date","at":\#(due)},"#
-                + #""content":{"title":"Precise","body":"plain","categoryID":"ahead"}}}"#
+        // Eight requests 300 ms apart, every other one with the hook, so both kinds meet the same machine load. The
+        // release benchmark (`Benchmarks/run hooks`) holds the 10 ms bar; a debug build on a shared machine is
+        // compared with itself: the hook must not make the popup later than one without it.
+        let start = Int64(Date().timeIntervalSince1970 * 1000) * 1_000_000 + 3_000_000_000
+        var due: [String: Int64] = [:]
+        for i in 0..<8 {
+            let id = (i % 2 == 0 ? "hooked" : "plain") + "\(i)"
+            due[id] = start + Int64(i) * 300_000_000
+            let category = i % 2 == 0 ? #","categoryID":"ahead""# : ""
+            let request = #"{"v":1,"op":"add","request":{"id":"\#(id)","trigger":{"kind":"date","at":\#(due[id]!)},"#
+                + #""content":{"title":"\#(id)","body":"plain"\#(category)}}}"#
             let reply = try RawClient.exchange(f.daemon.socket, Array(request.utf8) + [10])
             #expect(reply.contains(#""ok":true"#), "\(reply)")
-            let n = try await f.server!.next("notify", timeout: .seconds(8))
-            #expect(n.body == "improved ahead of time")
-            lateness.append(Double((n.atNs ?? 0) - due) / 1e6)
         }
-        // The hook ran in the seconds before: the popup is as punctual as one without a hook (a debug build on a
-        // shared machine may be scheduled late once; the median holds the bar).
-        #expect(lateness.allSatisfy { $0 >= 0 && $0 <= 100 } && lateness.sorted()[1] <= 10, "lateness in ms: \(lateness)")
+        var hooked: [Double] = [], plain: [Double] = []
+        for _ in 0..<8 {
+            let n = try await f.server!.next("notify", timeout: .seconds(10))
+            let id = n.summary ?? ""
+            let late = Double((n.atNs ?? 0) - (due[id] ?? 0)) / 1e6
+            if id.hasPrefix("hooked") {
+                #expect(n.body == "improved ahead of time", "\(id)")
+                hooked.append(late)
+            } else {
+                plain.append(late)
+            }
+        }
+        func median(_ v: [Double]) -> Double { let s = v.sorted(); return (s[1] + s[2]) / 2 }
+        #expect(hooked.count == 4 && plain.count == 4)
+        #expect((hooked + plain).allSatisfy { $0 >= 0 && $0 <= 200 }, "none early, none lost in the load: \(hooked) \(plain)")
+        #expect(median(hooked) <= median(plain) + 10, "with the hook \(hooked) ms, without \(plain) ms")
         let lines = f.daemon.log.all.filter { $0.contains("starting its content hook 2s before it is due") }
-        #expect(lines.count == 3)
+        #expect(lines.count == 4, "each hook started ahead of its instant")
     }
 
     @Test func aMissedNotificationRunsItsHookWhenItIsDelivered() async throws {
