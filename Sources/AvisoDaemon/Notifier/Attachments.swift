@@ -70,6 +70,17 @@ struct Attachments: Sendable {
         return .success(copy)
     }
 
+    /// Whether any copy is there: when none is, nothing needs collecting (and the model need not be walked).
+    func hasCopies() -> Bool {
+        guard !directory.isEmpty, let dir = opendir(directory) else { return false }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let first = withUnsafeBytes(of: entry.pointee.d_name) { $0.first }
+            if first != UInt8(ascii: ".") { return true }
+        }
+        return false
+    }
+
     /// Deletes every copy whose path is not in `referenced`; returns how many.
     @discardableResult
     func collect(keeping referenced: Set<String>) -> Int {

@@ -169,6 +169,7 @@ extension Scheduler {
     /// version waiting to be shown.
     func collectAttachments() {
         attachmentsMayBeUnused = false
+        guard attachments.hasCopies() else { return }
         var used = Set(requests.values.compactMap(\.request.content.image))
         do {
             used.formUnion(try store.outbox().compactMap(\.content.image))
