@@ -45,6 +45,30 @@ struct ReminderModelTests {
         #expect(list.isEmpty)
     }
 
+    @Test func aRestartKeepsEachScheduleWhoseTriggerDidNotChangeAndTakesTheRestFromTheFiles() async throws {
+        let f = try await DaemonFixture.start()
+        defer { f.stop() }
+        let dir = try remindersDirectory(f)
+        try save("[Reminder a]\nTitle=A\nEvery=2h\n\n[Reminder b]\nTitle=B\nEvery=3h\n", to: dir + "/ab.conf")
+        try save("[Reminder c]\nTitle=C\nEvery=4h\n", to: dir + "/c.conf")
+        func pending() throws -> [String: [String: Any]] {
+            Dictionary(uniqueKeysWithValues: try f.json("pending").map { ($0["id"] as? String ?? "", $0) })
+        }
+        while try pending().count < 3 { _ = try await f.daemon.log.next { $0.contains("declared") } }
+        let before = try pending()
+        f.daemon.signal(SIGTERM)
+        try await f.daemon.waitForExit()
+        // While the daemon is stopped: a's text changes, b's rhythm changes, c's file goes.
+        try save("[Reminder a]\nTitle=A, reworded\nEvery=2h\n\n[Reminder b]\nTitle=B\nEvery=5h\n", to: dir + "/ab.conf")
+        try FileManager.default.removeItem(atPath: dir + "/c.conf")
+        try await f.daemon.start()
+        let after = try pending()
+        #expect(after.keys.sorted() == ["a", "b"])
+        #expect(after["a"]?["title"] as? String == "A, reworded", "the content is what the file says now")
+        #expect(after["a"]?["next"] as? String == before["a"]?["next"] as? String, "the 2h rhythm goes on from where it was")
+        #expect(after["b"]?["next"] as? String != before["b"]?["next"] as? String, "a new rhythm is planned anew")
+    }
+
     @Test func deletingAReminderClosesItsPopup() async throws {
         let f = try await DaemonFixture.start()
         defer { f.stop() }

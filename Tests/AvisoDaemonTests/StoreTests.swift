@@ -280,6 +280,75 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
         #expect(throws: StoreError.self) { try store.put(scheduled("a")) }
     }
 
+    @Test func aDeclaredReminderIsStoredAsItsScheduleAndTakesItBackOnlyForTheSameFileAndTrigger() throws {
+        let store = try Store(path: path)
+        let trigger = Trigger.calendar(CalendarTrigger(spec: "Mon..Fri 09:00", zone: "Europe/Madrid"))
+        let request = Request(id: "standup", content: Content(title: "Stand-up"), trigger: trigger)
+        let boot = ScheduledRequest(request: request, added: WallTime(seconds: 7),
+                                    next: .boot(BootTime(nanoseconds: 77), bootID: "boot-1", wallEstimate: WallTime(seconds: 9)),
+                                    fireCount: 4, lastFired: WallTime(seconds: 8), source: "/r/work.conf")
+        try store.put(boot)
+        #expect(try store.requests().isEmpty, "a declared reminder is not a request of the socket")
+        let schedule = try #require(try store.declaredSchedules()["standup"])
+        // The content comes from the file, whatever it says now.
+        var edited = request
+        edited.content.body = "in the big room"
+        var expected = boot
+        expected.request = edited
+        #expect(schedule.scheduling(edited, declaredIn: "/r/work.conf") == expected)
+        #expect(schedule.scheduling(edited, declaredIn: "/r/other.conf") == nil)
+        edited.trigger = .calendar(CalendarTrigger(spec: "Mon..Fri 09:00"))
+        #expect(schedule.scheduling(edited, declaredIn: "/r/work.conf") == nil, "another zone is another trigger")
+
+        var wall = boot
+        wall.next = .wall(WallTime(seconds: 99))
+        wall.lastFired = nil
+        try store.put(wall)
+        #expect(try store.declaredSchedules()["standup"]?.scheduling(request, declaredIn: "/r/work.conf") == wall)
+        wall.next = nil
+        try store.put(wall)
+        #expect(try store.declaredSchedules()["standup"]?.next == nil)
+    }
+
+    @Test func aNameMovesBetweenTheSocketAndAFileAndIsDeletedFromEither() throws {
+        let store = try Store(path: path)
+        try store.put(scheduled("a"))
+        var declared = scheduled("a")
+        declared.source = "/r/a.conf"
+        try store.put(declared)
+        #expect(try store.requests().isEmpty)
+        #expect(try store.declaredSchedules().keys.sorted() == ["a"])
+        try store.put(scheduled("a"))
+        #expect(try store.declaredSchedules().isEmpty)
+        #expect(try store.requests() == [scheduled("a")])
+        var b = scheduled("b")
+        b.source = "/r/b.conf"
+        try store.put(b)
+        try store.deleteRequests(["a", "b"])
+        #expect(try store.requests().isEmpty)
+        #expect(try store.declaredSchedules().isEmpty)
+    }
+
+    @Test func aSchema4DatabaseKeepsItsDeclaredSchedulesAndItsRequests() throws {
+        do {
+            let store = try Store(path: path)
+            store.close()
+        }
+        // What aviso before schema 5 wrote: every request whole, as JSON, in `requests`.
+        var declared = scheduled("d", repeats: true, next: 5_000)
+        declared.source = "/r/d.conf"
+        declared.fireCount = 2
+        let encoder = JSONEncoder()
+        let rows = try [declared, scheduled("s")].map { r in
+            "('\(r.request.id)', '\(String(decoding: try encoder.encode(r), as: UTF8.self))')"
+        }
+        try sqlite(path, "DROP TABLE declared; INSERT INTO requests (id, value) VALUES \(rows.joined(separator: ", ")); PRAGMA user_version = 4;")
+        let store = try Store(path: path)
+        #expect(try store.requests() == [scheduled("s")])
+        #expect(try store.declaredSchedules()["d"]?.scheduling(declared.request, declaredIn: "/r/d.conf") == declared)
+        #expect(try sqlite(path, "PRAGMA user_version;").trimmingCharacters(in: .whitespacesAndNewlines) == "5")
+    }
+
     @Test func aDatabaseFromANewerAvisoIsRefused() throws {
         do {
             let store = try Store(path: path)

@@ -8,7 +8,12 @@ extension Scheduler {
     ///
     /// With `changes` (what a reload of the directory reported) only those identifiers are looked at, so editing one
     /// file of a large model costs what that file holds; without, the whole directory is compared with the model.
-    func adoptDeclared(_ directory: ReminderDirectory, changes: ReminderChanges? = nil) {
+    ///
+    /// `stored`: at start, the schedules the store kept of declared reminders (their content is in the files). A
+    /// reminder declared by the same file with the same trigger takes its stored schedule without a write; one no
+    /// longer declared is removed.
+    func adoptDeclared(_ directory: ReminderDirectory, changes: ReminderChanges? = nil,
+                       stored: [String: DeclaredSchedule] = [:]) {
         let current = now()
         let declared = directory.reminders
         var gone: [String] = []
@@ -18,6 +23,7 @@ extension Scheduler {
             candidates = Array(changes.added.union(changes.updated))
         } else {
             for (id, r) in requests where r.source != nil && declared[id] == nil { gone.append(id) }
+            for id in stored.keys where declared[id] == nil && requests[id] == nil { gone.append(id) }
             candidates = Array(declared.keys)
         }
         var changed: [(ScheduledRequest, isNew: Bool, line: Int)] = []
@@ -26,6 +32,13 @@ extension Scheduler {
             // The image as the model holds it (the copy, named by its content): an unchanged file compares equal.
             attachImage(&d)
             let old = requests[id]
+            // Unchanged since the daemon last ran: the stored schedule, unless its category has gone meanwhile.
+            if old == nil, let kept = stored[id]?.scheduling(d.request, declaredIn: d.file),
+               d.request.content.categoryID.flatMap({ book.problem(naming: $0) }) == nil {
+                requests[id] = kept
+                declaredProblems[id] = nil
+                continue
+            }
             if let old, old.source == nil {
                 Log.warning("'\(id)' is declared in \(d.file): it replaces the request of that name added over the socket")
             }
@@ -37,7 +50,7 @@ extension Scheduler {
                 continue
             }
             declaredProblems[id] = nil
-            changed.append((r, old == nil, d.line))
+            changed.append((r, old == nil && stored[id] == nil, d.line))
         }
         do {
             // One transaction for the whole directory: 100,000 reminders load with one disk flush, not 100,000.

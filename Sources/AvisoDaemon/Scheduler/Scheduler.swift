@@ -137,12 +137,13 @@ public actor Scheduler {
     /// Loads the model from the store, arms the window and resumes deliveries left in the outbox.
     public func start() async throws(StoreError) {
         for r in try store.requests() { requests[r.request.id] = r }
+        let schedules = try store.declaredSchedules()
         popups = Self.popups(from: try store.delivered())
         quiet.override = (try? store.state(Self.quietKey)).flatMap { $0.flatMap(Self.quietOverride) }
         try loadItems()
         if let reminders { _ = reminders.reload(changed: nil) }
         rebuildBook()
-        if let reminders { adoptDeclared(reminders) }
+        if let reminders { adoptDeclared(reminders, stored: schedules) }
         Log.info("loaded \(requests.count) request(s)")
         if let why = store.unwritable {
             Log.error(why + "; new requests are refused, and due notifications wait until it can be")

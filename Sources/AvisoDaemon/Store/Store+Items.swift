@@ -44,7 +44,7 @@ extension Store {
             case nil:
                 break
             }
-            for id in ids { try statement("DELETE FROM requests WHERE id = ?").run([.text(id)]) }
+            for id in ids { try deleteRequest(id) }
             for r in rs { try write(r) }
             return removed
         }

@@ -94,8 +94,12 @@ extension Store {
                     CREATE TABLE IF NOT EXISTS item_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, item TEXT NOT NULL,
                         at INTEGER NOT NULL, count INTEGER NOT NULL);
                     CREATE INDEX IF NOT EXISTS item_log_by_item ON item_log (item, at);
+                    CREATE TABLE IF NOT EXISTS declared (id TEXT PRIMARY KEY NOT NULL, source TEXT NOT NULL,
+                        trigger TEXT NOT NULL, added INTEGER NOT NULL, next_clock INTEGER, next_ns INTEGER,
+                        next_boot TEXT, next_estimate INTEGER, fire_count INTEGER NOT NULL, last_fired INTEGER);
                     PRAGMA user_version = \(Self.schemaVersion);
                     """)
+                try moveDeclaredOutOfRequests()
             }
         }
     }
@@ -165,9 +169,9 @@ extension Store {
         var lost = false
         var damaged: OpaquePointer?
         if sqlite3_open_v2(other, &damaged, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, nil) == SQLITE_OK, let damaged {
-            for table in ["requests", "outbox", "delivered", "closed", "item_log", "state"] {
-                // Databases older than schema 4 have no item log to copy.
-                if table == "item_log" && !StoreRecovery.hasTable(table, in: damaged) { continue }
+            for table in ["requests", "declared", "outbox", "delivered", "closed", "item_log", "state"] {
+                // Older databases have no item log (before schema 4) and no declared table (before 5) to copy.
+                if ["item_log", "declared"].contains(table) && !StoreRecovery.hasTable(table, in: damaged) { continue }
                 let (rows, complete) = StoreRecovery.readableRows(of: table, in: damaged)
                 lost = lost || !complete
                 do {

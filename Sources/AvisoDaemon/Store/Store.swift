@@ -8,7 +8,7 @@ internal import CSQLite
 ///
 /// Every mutating call commits before it returns (WAL, `synchronous=FULL`), so a reply sent after it survives
 /// `kill -9` and power loss. Not thread-safe by design: one actor (the scheduler) owns it. Values of the core types
-/// are stored as JSON text.
+/// are stored as JSON text, except the schedules of declared reminders (`Store+Declared`).
 public final class Store {
     /// The database file.
     public let path: String
@@ -21,8 +21,8 @@ public final class Store {
     public private(set) var unwritable: String?
 
     /// The schema this build writes; a database with a higher `user_version` is refused, not downgraded.
-    /// 2 added the `quarantine` and `meta` tables, 3 `events` and `state`, 4 `item_log`.
-    public static let schemaVersion: Int32 = 4
+    /// 2 added the `quarantine` and `meta` tables, 3 `events` and `state`, 4 `item_log`, 5 `declared`.
+    public static let schemaVersion: Int32 = 5
     /// How many closed notifications the log keeps; older entries are dropped.
     public static let closedLogLimit = 1000
 
@@ -76,8 +76,8 @@ public final class Store {
 
     // MARK: Requests
 
-    /// Every stored request, in no particular order. A row that cannot be decoded is moved to the quarantine table
-    /// and reported; the rest load.
+    /// Every stored request added over the socket, in no particular order (declared ones: `declaredSchedules`). A
+    /// row that cannot be decoded is moved to the quarantine table and reported; the rest load.
     public func requests() throws(StoreError) -> [ScheduledRequest] {
         var unreadable: [Quarantined] = []
         let all = try statement("SELECT id, value FROM requests").rows { row throws(StoreError) -> ScheduledRequest? in
@@ -109,7 +109,7 @@ public final class Store {
 
     public func deleteRequests(_ ids: [String]) throws(StoreError) {
         try transaction { () throws(StoreError) in
-            for id in ids { try statement("DELETE FROM requests WHERE id = ?").run([.text(id)]) }
+            for id in ids { try deleteRequest(id) }
         }
     }
 
@@ -311,15 +311,10 @@ public final class Store {
 
     private func keepOrDelete(_ r: ScheduledRequest) throws(StoreError) {
         if r.next == nil && !r.request.trigger.repeats && r.source == nil {
-            try statement("DELETE FROM requests WHERE id = ?").run([.text(r.request.id)])
+            try deleteRequest(r.request.id)
         } else {
             try write(r)
         }
-    }
-
-    func write(_ r: ScheduledRequest) throws(StoreError) {
-        try statement("INSERT OR REPLACE INTO requests (id, value) VALUES (?, ?)")
-            .run([.text(r.request.id), .text(try encode(r))])
     }
 
     /// Runs `body` in a write transaction. A connection that SQLite opened read-only (the file was not writable
@@ -375,7 +370,7 @@ public final class Store {
         StoreError(path: path, message: "aviso database \(path) is closed")
     }
 
-    private func encode(_ value: some Encodable) throws(StoreError) -> String {
+    func encode(_ value: some Encodable) throws(StoreError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {

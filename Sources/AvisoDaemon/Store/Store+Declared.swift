@@ -1,0 +1,97 @@
+import AvisoCore
+internal import CSQLite
+
+/// Where a declared reminder stands, as the store keeps it: its schedule, not its content (the file holds that).
+public struct DeclaredSchedule: Hashable, Sendable {
+    /// The file that declared it.
+    public var source: String
+    /// The trigger the schedule was planned for, as `Store.triggerKey` writes it: a schedule is kept only for the
+    /// same trigger.
+    public var trigger: String
+    public var added: WallTime
+    public var next: Deadline?
+    public var fireCount: Int
+    public var lastFired: WallTime?
+
+    /// The model's entry for `request`, declared in `file`, on this schedule; nil when the schedule is for another
+    /// file or another trigger, and the request must be planned anew.
+    public func scheduling(_ request: Request, declaredIn file: String) -> ScheduledRequest? {
+        guard source == file, trigger == Store.triggerKey(request.trigger) else { return nil }
+        return ScheduledRequest(request: request, added: added, next: next, fireCount: fireCount, lastFired: lastFired,
+                                source: file)
+    }
+}
+
+/// Declared reminders are stored as their schedule in typed columns (table `declared`), requests added over the
+/// socket as JSON (table `requests`): at a start with 100,000 declared reminders nothing is encoded or decoded as
+/// JSON, and the content is read from the files alone.
+extension Store {
+    /// The stored schedule of every declared reminder, by identifier.
+    public func declaredSchedules() throws(StoreError) -> [String: DeclaredSchedule] {
+        let rows = try statement("""
+            SELECT id, source, trigger, added, next_clock, next_ns, next_boot, next_estimate, fire_count, last_fired
+            FROM declared
+            """).rows { row -> (String, DeclaredSchedule) in
+            var next: Deadline?
+            switch row.integer(4) {
+            case 0?: next = .wall(WallTime(nanoseconds: row.integer(5) ?? 0))
+            case 1?: next = .boot(BootTime(nanoseconds: row.integer(5) ?? 0), bootID: row.text(6) ?? "",
+                                  wallEstimate: WallTime(nanoseconds: row.integer(7) ?? 0))
+            default: next = nil
+            }
+            return (row.text(0) ?? "", DeclaredSchedule(
+                source: row.text(1) ?? "", trigger: row.text(2) ?? "", added: WallTime(nanoseconds: row.integer(3) ?? 0),
+                next: next, fireCount: Int(row.integer(8) ?? 0), lastFired: row.integer(9).map { WallTime(nanoseconds: $0) }))
+        }
+        return Dictionary(rows, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Writes a request to the table of its kind, and removes it from the other: a name first added over the socket
+    /// may later be declared in a file, and the other way round.
+    func write(_ r: ScheduledRequest) throws(StoreError) {
+        let id = Statement.Value.text(r.request.id)
+        guard let source = r.source else {
+            try statement("INSERT OR REPLACE INTO requests (id, value) VALUES (?, ?)").run([id, .text(try encode(r))])
+            try statement("DELETE FROM declared WHERE id = ?").run([id])
+            return
+        }
+        var next: [Statement.Value?] = [nil, nil, nil, nil]
+        switch r.next {
+        case .wall(let w)?: next = [.integer(0), .integer(w.nanoseconds), nil, nil]
+        case .boot(let b, let bootID, let estimate)?:
+            next = [.integer(1), .integer(b.nanoseconds), .text(bootID), .integer(estimate.nanoseconds)]
+        case nil: break
+        }
+        try statement("""
+            INSERT OR REPLACE INTO declared (id, source, trigger, added, next_clock, next_ns, next_boot, next_estimate,
+                fire_count, last_fired) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).run([id, .text(source), .text(Self.triggerKey(r.request.trigger)), .integer(r.added.nanoseconds)]
+                     + next + [.integer(Int64(r.fireCount)), r.lastFired.map { .integer($0.nanoseconds) }])
+        try statement("DELETE FROM requests WHERE id = ?").run([id])
+    }
+
+    /// Deletes a request from whichever table holds it.
+    func deleteRequest(_ id: String) throws(StoreError) {
+        try statement("DELETE FROM requests WHERE id = ?").run([.text(id)])
+        try statement("DELETE FROM declared WHERE id = ?").run([.text(id)])
+    }
+
+    /// A trigger as one string that is equal exactly when the triggers are: what a declared schedule was planned for.
+    public static func triggerKey(_ t: Trigger) -> String {
+        switch t {
+        case .interval(let span, let repeats): "interval \(span.nanoseconds) \(repeats ? "repeats" : "once")"
+        case .date(let at): "date \(at.nanoseconds)"
+        case .calendar(let c): "calendar \(c.policy.rawValue) \(c.zone.map { "\($0.utf8.count) \($0)" } ?? "-") \(c.spec)"
+        }
+    }
+
+    /// Schema 5: declared reminders that earlier versions stored whole as JSON in `requests` move to `declared`,
+    /// keeping their schedules (run when a database older than 5 is opened). Rows that cannot be decoded stay where they are, to be set aside when loaded.
+    func moveDeclaredOutOfRequests() throws(StoreError) {
+        let stored = try statement("SELECT value FROM requests").rows { $0.text(0) ?? "" }
+        for value in stored {
+            guard let r = try? decode(ScheduledRequest.self, value, what: "a request"), r.source != nil else { continue }
+            try write(r)
+        }
+    }
+}
