@@ -1,22 +1,101 @@
 /// A notification request: a stable identifier, content and a trigger (UNNotificationRequest).
 ///
 /// Adding a request whose identifier exists replaces the old one.
+///
+/// A value type whose fields live in one shared box, copied on the first change (as Array's elements): a model
+/// holds each request in several places (its file's declarations, the directory's table, the scheduler's table), and
+/// each copy costs a pointer, not the 300 bytes of the fields.
 public struct Request: Hashable, Sendable, Codable {
-    public var id: String
-    public var content: Content
-    public var trigger: Trigger
-    /// An occurrence delivered later than this after its due time is skipped (and the skip recorded); nil: the
-    /// configured default applies.
-    public var maxLate: Span?
-    /// The priority class (0 highest ... 99 lowest) when set explicitly; nil: derived from the identifier's prefix.
-    public var priority: Int?
+    private final class Fields: @unchecked Sendable {
+        var id: String
+        var content: Content
+        var trigger: Trigger
+        var maxLate: Span?
+        var priority: Int?
+
+        init(id: String, content: Content, trigger: Trigger, maxLate: Span?, priority: Int?) {
+            self.id = id
+            self.content = content
+            self.trigger = trigger
+            self.maxLate = maxLate
+            self.priority = priority
+        }
+    }
+
+    private var fields: Fields
 
     public init(id: String, content: Content, trigger: Trigger, maxLate: Span? = nil, priority: Int? = nil) {
-        self.id = id
-        self.content = content
-        self.trigger = trigger
-        self.maxLate = maxLate
-        self.priority = priority
+        fields = Fields(id: id, content: content, trigger: trigger, maxLate: maxLate, priority: priority)
+    }
+
+    /// The box, to be changed: copied first when another value shares it.
+    private mutating func changing() -> Fields {
+        if !isKnownUniquelyReferenced(&fields) {
+            fields = Fields(id: fields.id, content: fields.content, trigger: fields.trigger, maxLate: fields.maxLate,
+                            priority: fields.priority)
+        }
+        return fields
+    }
+
+    public var id: String {
+        get { fields.id }
+        set { changing().id = newValue }
+    }
+
+    public var content: Content {
+        get { fields.content }
+        set { changing().content = newValue }
+    }
+
+    public var trigger: Trigger {
+        get { fields.trigger }
+        set { changing().trigger = newValue }
+    }
+
+    /// An occurrence delivered later than this after its due time is skipped (and the skip recorded); nil: the
+    /// configured default applies.
+    public var maxLate: Span? {
+        get { fields.maxLate }
+        set { changing().maxLate = newValue }
+    }
+
+    /// The priority class (0 highest ... 99 lowest) when set explicitly; nil: derived from the identifier's prefix.
+    public var priority: Int? {
+        get { fields.priority }
+        set { changing().priority = newValue }
+    }
+
+    public static func == (a: Request, b: Request) -> Bool {
+        a.fields === b.fields
+            || (a.id == b.id && a.content == b.content && a.trigger == b.trigger && a.maxLate == b.maxLate
+                && a.priority == b.priority)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(content)
+        hasher.combine(trigger)
+        hasher.combine(maxLate)
+        hasher.combine(priority)
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, content, trigger, maxLate, priority }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try c.decode(String.self, forKey: .id), content: try c.decode(Content.self, forKey: .content),
+                  trigger: try c.decode(Trigger.self, forKey: .trigger),
+                  maxLate: try c.decodeIfPresent(Span.self, forKey: .maxLate),
+                  priority: try c.decodeIfPresent(Int.self, forKey: .priority))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(content, forKey: .content)
+        try c.encode(trigger, forKey: .trigger)
+        try c.encodeIfPresent(maxLate, forKey: .maxLate)
+        try c.encodeIfPresent(priority, forKey: .priority)
     }
 }
 

@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+internal import CKernel
 
 /// An errno value with a readable name.
 public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -77,4 +78,10 @@ func syscall<T: FixedWidthInteger>(_ function: String, _ body: () -> T) throws(S
         precondition(e != .badFileDescriptor && e != .badAddress, "\(function) failed with \(e): a bug in aviso")
         throw SystemError(function, e)
     }
+}
+
+/// Gives the heap's free pages back to the system (malloc_trim): after a large load, most of what parsing used is
+/// free but still counted in the process's resident memory.
+func releaseFreeHeap() {
+    malloc_trim(0)
 }

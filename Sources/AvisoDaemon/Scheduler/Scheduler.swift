@@ -145,6 +145,7 @@ public actor Scheduler {
         rebuildBook()
         if let reminders { adoptDeclared(reminders, stored: schedules) }
         Log.info("loaded \(requests.count) request(s)")
+        releaseFreeHeap()
         if let why = store.unwritable {
             Log.error(why + "; new requests are refused, and due notifications wait until it can be")
             storeFailure = why

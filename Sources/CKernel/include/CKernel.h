@@ -1,6 +1,6 @@
 #pragma once
 // The kernel interfaces Swift's Glibc module leaves out, from their real headers: epoll, timerfd, eventfd,
-// signalfd and inotify, with their structs and flags as the C library defines them. Functions glibc declares only
+// signalfd and inotify, with their structs and flags as the C library defines them, and malloc_trim. Functions glibc declares only
 // under _GNU_SOURCE get a small wrapper in kernel.c.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -9,6 +9,7 @@
 #include <sys/timerfd.h>
 #include <sys/types.h>
 #include <pthread.h>
+#include <malloc.h>
 
 /// gettid(): the calling thread's kernel id.
 pid_t aviso_gettid(void);
