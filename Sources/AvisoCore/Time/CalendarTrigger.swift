@@ -21,6 +21,14 @@ public struct CalendarTrigger: Hashable, Sendable, Codable {
         self.parsedSpec = try? CalendarSpec.parse(spec)
     }
 
+    /// Creates a calendar trigger from a spec already parsed (`parsed` is `spec` parsed), sharing its parsed form.
+    public init(spec: String, parsed: CalendarSpec, zone: String? = nil, policy: DSTPolicy = .aviso) {
+        self.spec = spec
+        self.zone = zone
+        self.policy = policy
+        self.parsedSpec = parsed
+    }
+
     private enum CodingKeys: String, CodingKey { case spec, zone, policy }
 
     public init(from decoder: any Decoder) throws {

@@ -94,9 +94,10 @@ public final class ReminderDirectory {
             touched[gone] = files[gone]
             files[gone] = nil
         }
+        let specs = CalendarSpecCache()
         for file in listed.sorted() {
             let before = files[file]
-            if refresh(file, forced: changed?.contains(file) ?? false) { touched[file] = .some(before) }
+            if refresh(file, forced: changed?.contains(file) ?? false, specs: specs) { touched[file] = .some(before) }
         }
         var changes = ReminderChanges()
         guard !touched.isEmpty else { return changes }
@@ -168,7 +169,7 @@ public final class ReminderDirectory {
     }
 
     /// Reads `file` again if it changed; true when its declarations may have (it was parsed, failed, or is gone).
-    private func refresh(_ file: String, forced: Bool) -> Bool {
+    private func refresh(_ file: String, forced: Bool, specs: CalendarSpecCache) -> Bool {
         var state = files[file] ?? FileState()
         let identity = FileBytes.identity(file)
         if !forced, identity != nil, identity == state.identity { return false }
@@ -189,7 +190,7 @@ public final class ReminderDirectory {
                 return false
             }
             state.hash = hash
-            let result = ReminderFile.parse(bytes, file: file, zones: zones, environment: environment)
+            let result = ReminderFile.parse(bytes, file: file, zones: zones, environment: environment, specs: specs)
             state.warnings = result.warnings
             if !result.fileErrors.isEmpty {
                 let note = keptNote(state)

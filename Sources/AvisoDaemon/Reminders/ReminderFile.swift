@@ -79,6 +79,12 @@ public enum ReminderFile {
 
     /// Parses key-file text; `file` names it in problems and in the reminders. Never traps, whatever the bytes.
     public static func parse(_ bytes: [UInt8], file: String, zones: ZoneLookup, environment: [String: String] = [:]) -> Result {
+        parse(bytes, file: file, zones: zones, environment: environment, specs: CalendarSpecCache())
+    }
+
+    /// `specs`: calendar specs already parsed in this reading of the directory.
+    static func parse(_ bytes: [UInt8], file: String, zones: ZoneLookup, environment: [String: String],
+                      specs: CalendarSpecCache) -> Result {
         var problems = ProblemCollector(file: file)
         var rejected: [Rejected] = []
         var reminders: [DeclaredReminder] = []
@@ -141,7 +147,8 @@ public enum ReminderFile {
                 let text = textKeys.contains(key) ? keyFile.string(group, key) : nil
                 values[key] = (text ?? (keyFile.value(group, key) ?? "").trimmed(), line)
             }
-            var builder = ReminderBuilder(name: name, group: group, groupLine: groupLine, values: values, zones: zones)
+            var builder = ReminderBuilder(name: name, group: group, groupLine: groupLine, values: values, zones: zones,
+                                          specs: specs)
             let built = builder.build()
             problems.warnings += builder.warnings.map { ConfigProblem(file: file, line: $0.line, message: $0.message) }
             if let (request, triggerLine) = built {
