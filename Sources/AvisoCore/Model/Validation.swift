@@ -53,7 +53,6 @@ extension Request {
     /// The trigger's first deadline as seen from `now`, or why there is none: the checks of `validate` that depend
     /// on time and zones.
     public func firstDeadline(now: Now, zones: ZoneContext) throws(ValidationError) -> Deadline {
-        let range = "\(ISO8601.format(WallTime.earliestSupported)) to \(ISO8601.format(WallTime.latestSupported))"
         switch trigger {
         case .interval(let span, let repeats):
             guard span > .zero else {
@@ -85,7 +84,8 @@ extension Request {
             return .wall(next)
         case .date(let at):
             guard at.isSupported else {
-                throw ValidationError(.dateTime, "date \(ISO8601.format(at)) is outside the range aviso can schedule (\(range))")
+                throw ValidationError(.dateTime, "date \(ISO8601.format(at)) is outside the range aviso can schedule "
+                    + "(\(ISO8601.format(WallTime.earliestSupported)) to \(ISO8601.format(WallTime.latestSupported)))")
             }
             guard at > now.wall else {
                 throw ValidationError(.pastDate, "date \(ISO8601.format(at)) is in the past (it is now \(ISO8601.format(now.wall)))")

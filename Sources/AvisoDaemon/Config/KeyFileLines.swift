@@ -10,34 +10,48 @@ struct KeyFileLines {
     /// The first line that is not valid UTF-8 or holds a NUL byte.
     private(set) var firstBinaryLine: Int?
 
+    /// Scans bytes, not characters: only group names and keys become strings.
     init(_ bytes: [UInt8]) {
+        // Most files are text throughout: then no line needs checking on its own.
+        let allText = !bytes.contains(0) && String(validating: bytes, as: UTF8.self) != nil
+        func isSpace(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+        func isTrailingSpace(_ b: UInt8) -> Bool { isSpace(b) || b == UInt8(ascii: "\r") }
         var group: String?
-        for (index, raw) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
-            let number = index + 1
-            guard !raw.contains(0), let line = String(validating: raw, as: UTF8.self) else {
+        var number = 0
+        var lineStart = 0
+        while lineStart <= bytes.count {
+            var end = lineStart
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+            defer { lineStart = end + 1 }
+            number += 1
+            let raw = bytes[lineStart..<end]
+            if !allText, raw.contains(0) || String(validating: raw, as: UTF8.self) == nil {
                 if firstBinaryLine == nil { firstBinaryLine = number }
                 continue
             }
-            let text = line.drop { $0 == " " || $0 == "\t" }
-            if text.isEmpty || text.first == "#" || text.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
-            if text.first == "[" {
-                let trimmed = text.trimmingTrailingSpace
-                guard trimmed.last == "]", trimmed.count > 2 else {
+            var first = lineStart
+            while first < end, isSpace(bytes[first]) { first += 1 }
+            var last = end
+            while last > first, isTrailingSpace(bytes[last - 1]) { last -= 1 }
+            if first == last || bytes[first] == UInt8(ascii: "#") { continue }
+            if bytes[first] == UInt8(ascii: "[") {
+                guard bytes[last - 1] == UInt8(ascii: "]"), last - first > 2 else {
                     if firstBadLine == nil { firstBadLine = number }
                     continue
                 }
-                let name = String(trimmed.dropFirst().dropLast())
+                let name = String(decoding: bytes[(first + 1)..<(last - 1)], as: UTF8.self)
                 group = name
                 if groups[name] == nil { groups[name] = number }
                 continue
             }
-            guard let equals = text.firstIndex(of: "="), let group else {
+            guard let equals = bytes[first..<end].firstIndex(of: UInt8(ascii: "=")), let group else {
                 if firstBadLine == nil { firstBadLine = number }
                 continue
             }
-            let key = String(text[..<equals]).trimmingTrailingSpace
+            var keyEnd = equals
+            while keyEnd > first, isTrailingSpace(bytes[keyEnd - 1]) { keyEnd -= 1 }
             // A repeated key: GKeyFile keeps the last value, so point at the last line.
-            keys[group, default: [:]][key] = number
+            keys[group, default: [:]][String(decoding: bytes[first..<keyEnd], as: UTF8.self)] = number
         }
     }
 
@@ -46,12 +60,4 @@ struct KeyFileLines {
 
     /// The line of `key=` in `group` (its last occurrence, the one that counts).
     func line(ofKey key: String, in group: String) -> Int? { keys[group]?[key] ?? groups[group] }
-}
-
-private extension StringProtocol {
-    var trimmingTrailingSpace: String {
-        var s = Substring(self)
-        while let last = s.last, last == " " || last == "\t" || last == "\r" { s = s.dropLast() }
-        return String(s)
-    }
 }
