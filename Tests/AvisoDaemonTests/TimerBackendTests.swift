@@ -1,4 +1,5 @@
 import AvisoCore
+import Foundation
 import Glibc
 import Testing
 
@@ -106,11 +107,14 @@ import Testing
         try await Self.withBackend { backend, events in
             let start = Self.clockNow(.realtime) + 50_000_000
             let ids = (0..<KernelTimerBackend.capacity).map { "timer-\($0)" }
+            let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
             // Armed in a shuffled order, 3 ms apart, so only the deadlines can explain the firing order.
             for i in ids.indices.shuffled() {
                 try backend.arm(TimerSpec(id: ids[i], clock: .realtime, deadline: start + Int64(i) * 3_000_000))
             }
             #expect(backend.armedCount == 65, "the window's 64 and the scheduler's timer for held notifications")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count == descriptors,
+                    "one timerfd per clock, however many timers are armed")
             #expect(throws: SystemError("KernelTimerBackend.arm", .noSpace)) {
                 try backend.arm(TimerSpec(id: "one-too-many", clock: .realtime, deadline: start))
             }

@@ -2,25 +2,23 @@ import AvisoCore
 import Glibc
 import Synchronization
 
-/// The timer backend on Linux timerfds: one timerfd per armed timer, all waited on by one thread in `epoll_wait`.
+/// The timer backend on Linux timerfds: two timerfds in all, one per clock, each armed at the earliest deadline of
+/// its clock's timers, waited on by one thread in `epoll_wait`.
 ///
-/// With nothing due the thread sleeps in the kernel with no timeout, so an idle daemon causes no wakeups.
-/// A realtime timerfd with CANCEL_ON_SET, armed far in the future, reports clock steps and resumes as
-/// `.clockChanged`. `arm` and `disarm` may be called from any thread. Call `stop()` when done: the thread keeps
-/// the backend alive until then.
+/// The realtime timerfd has CANCEL_ON_SET and, with no realtime timer armed, waits at a moment far in the future: it
+/// also reports clock steps and resumes, as `.clockChanged`. With nothing due the thread sleeps in the kernel with no
+/// timeout, so an idle daemon causes no wakeups. `arm` and `disarm` may be called from any thread. Call `stop()` when
+/// done: the thread keeps the backend alive until then.
 public final class KernelTimerBackend: TimerBackend {
     /// The most timers that can be armed at once: the scheduler's window of 64, and its timer for held
     /// notifications.
     public static let capacity = 65
 
-    private struct Armed {
-        var fd: Int32
-        var spec: TimerSpec
-    }
-
     private struct State {
-        var byID: [String: Armed] = [:]
-        var idByFD: [Int32: String] = [:]
+        var byID: [String: TimerSpec] = [:]
+        /// What each clock's timerfd is armed at (nil: the boottime timerfd is disarmed; the realtime one then waits
+        /// at `farFuture`).
+        var armedAt: [KernelClock: Int64] = [:]
         var stopped = false
         var simulatedClockChanges = 0
     }
@@ -30,16 +28,17 @@ public final class KernelTimerBackend: TimerBackend {
 
     private let state = Mutex(State())
     private let epollFD: Int32
-    /// Wakes the thread for `stop()` and `simulateClockChange()`. Arming needs no wakeup: `epoll_ctl` changes the
-    /// set that `epoll_wait` is blocked on.
+    /// Wakes the thread for `stop()` and `simulateClockChange()`. Arming needs no wakeup: `timerfd_settime` changes
+    /// what `epoll_wait` is blocked on.
     private let wakeFD: Int32
-    private let clockWatchFD: Int32
+    private let realtimeFD: Int32
+    private let boottimeFD: Int32
     private let continuation: AsyncStream<TimerEvent>.Continuation
 
     /// Firings and clock changes, in the order observed. One consumer; finishes after `stop()`.
     public let events: AsyncStream<TimerEvent>
 
-    /// Creates the epoll set and the clock-change watcher, and starts the timer thread.
+    /// Creates the epoll set and the two timerfds, and starts the timer thread.
     public init() throws(SystemError) {
         var opened: [Int32] = []
         do throws(SystemError) {
@@ -47,14 +46,16 @@ public final class KernelTimerBackend: TimerBackend {
             opened.append(epollFD)
             let wakeFD = try EventFD.create()
             opened.append(wakeFD)
-            let clockWatchFD = try TimerFD.create(.realtime)
-            opened.append(clockWatchFD)
-            try TimerFD.arm(clockWatchFD, clock: .realtime, deadline: Self.farFuture)
-            try Epoll.add(epollFD, wakeFD)
-            try Epoll.add(epollFD, clockWatchFD)
+            let realtimeFD = try TimerFD.create(.realtime)
+            opened.append(realtimeFD)
+            let boottimeFD = try TimerFD.create(.boottime)
+            opened.append(boottimeFD)
+            try TimerFD.arm(realtimeFD, clock: .realtime, deadline: Self.farFuture)
+            for fd in [wakeFD, realtimeFD, boottimeFD] { try Epoll.add(epollFD, fd) }
             self.epollFD = epollFD
             self.wakeFD = wakeFD
-            self.clockWatchFD = clockWatchFD
+            self.realtimeFD = realtimeFD
+            self.boottimeFD = boottimeFD
         } catch {
             for fd in opened { close(fd) }
             throw error
@@ -66,42 +67,40 @@ public final class KernelTimerBackend: TimerBackend {
     /// Arms (or re-arms, replacing) the timer `spec.id` at the absolute deadline on its clock.
     ///
     /// A deadline in the past fires at once. Throws ENOSPC from `KernelTimerBackend.arm` when `capacity` timers
-    /// are already armed, and the kernel's error if a timerfd cannot be made. Does nothing after `stop()`.
+    /// are already armed, and the kernel's error if the clock's timerfd cannot be set (then nothing changes). Does
+    /// nothing after `stop()`.
     public func arm(_ spec: TimerSpec) throws(SystemError) {
         try state.withLock { (s) throws(SystemError) in
             if s.stopped { return }
-            if let old = s.byID[spec.id] {
-                if old.spec.clock == spec.clock {
-                    // timerfd_settime replaces the deadline and clears any unread expiration.
-                    try TimerFD.arm(old.fd, clock: spec.clock, deadline: spec.deadline)
-                    s.byID[spec.id]?.spec = spec
-                    return
-                }
-                remove(spec.id, from: &s)
-            }
-            guard s.byID.count < Self.capacity else { throw SystemError("KernelTimerBackend.arm", .noSpace) }
-            let fd = try TimerFD.create(spec.clock)
+            let old = s.byID[spec.id]
+            guard old != nil || s.byID.count < Self.capacity else { throw SystemError("KernelTimerBackend.arm", .noSpace) }
+            s.byID[spec.id] = spec
             do throws(SystemError) {
-                try TimerFD.arm(fd, clock: spec.clock, deadline: spec.deadline)
-                try Epoll.add(epollFD, fd)
+                try rearm(spec.clock, in: &s)
+                if let old, old.clock != spec.clock { try rearm(old.clock, in: &s) }
             } catch {
-                close(fd)
+                s.byID[spec.id] = old
+                try? rearm(spec.clock, in: &s)
                 throw error
             }
-            s.byID[spec.id] = Armed(fd: fd, spec: spec)
-            s.idByFD[fd] = spec.id
         }
     }
 
     /// Disarms the timer `id`; a no-op if it is not armed. A firing already emitted is not taken back.
     public func disarm(_ id: String) {
-        state.withLock { remove(id, from: &$0) }
+        state.withLock { s in
+            guard let spec = s.byID.removeValue(forKey: id) else { return }
+            do { try rearm(spec.clock, in: &s) } catch {
+                // Left at an earlier deadline, it wakes the thread once for nothing and is set again then.
+                Log.error("cannot move the \(spec.clock) timer after disarming '\(id)': \(error)")
+            }
+        }
     }
 
     /// How many timers are armed and have not fired.
     public var armedCount: Int { state.withLock { $0.byID.count } }
 
-    /// Stops the thread, closes every timerfd and finishes `events`. Idempotent.
+    /// Stops the thread, closes the timerfds and finishes `events`. Idempotent.
     public func stop() {
         // Signalled under the lock: the thread closes wakeFD under it too, so the fd cannot be closed (or reused)
         // between the check and the write.
@@ -121,12 +120,19 @@ public final class KernelTimerBackend: TimerBackend {
         }
     }
 
-    private func remove(_ id: String, from s: inout State) {
-        guard let armed = s.byID.removeValue(forKey: id) else { return }
-        s.idByFD[armed.fd] = nil
-        // Closing also drops the fd from the epoll set; removing first keeps a reused fd number unambiguous.
-        try? Epoll.remove(epollFD, armed.fd)
-        close(armed.fd)
+    /// Sets `clock`'s timerfd to the earliest deadline of its timers, unless it is already set there.
+    private func rearm(_ clock: KernelClock, in s: inout State) throws(SystemError) {
+        let earliest = s.byID.values.lazy.filter { $0.clock == clock }.map(\.deadline).min()
+        guard earliest != s.armedAt[clock] else { return }
+        switch (clock, earliest) {
+        case (.realtime, let deadline):
+            try TimerFD.arm(realtimeFD, clock: .realtime, deadline: deadline ?? Self.farFuture)
+        case (.boottime, let deadline?):
+            try TimerFD.arm(boottimeFD, clock: .boottime, deadline: deadline)
+        case (.boottime, nil):
+            try TimerFD.disarm(boottimeFD)
+        }
+        s.armedAt[clock] = earliest
     }
 
     private func run() {
@@ -138,7 +144,7 @@ public final class KernelTimerBackend: TimerBackend {
                 // epoll_wait with valid arguments only fails with EINTR, which is retried; anything else is a bug.
                 fatalError("timer thread: \(error)")
             }
-            var timerFDs: [Int32] = []
+            var clocks: [KernelClock] = []
             for fd in ready {
                 if fd == wakeFD {
                     EventFD.drain(wakeFD)
@@ -146,38 +152,42 @@ public final class KernelTimerBackend: TimerBackend {
                         defer { s.simulatedClockChanges = 0 }
                         return s.simulatedClockChanges
                     }
-                    if simulated > 0 { clockChanged() }
-                } else if fd == clockWatchFD {
-                    if (try? TimerFD.read(clockWatchFD)) == .clockChanged { clockChanged() }
-                } else {
-                    timerFDs.append(fd)
+                    if simulated > 0 { continuation.yield(.clockChanged) }
+                } else if fd == realtimeFD {
+                    if (try? TimerFD.read(realtimeFD)) == .clockChanged {
+                        // Cancelled by the step: it must be set again, or it would report nothing more.
+                        state.withLock { s in
+                            s.armedAt[.realtime] = nil
+                            try? rearm(.realtime, in: &s)
+                        }
+                        continuation.yield(.clockChanged)
+                    }
+                    clocks.append(.realtime)
+                } else if fd == boottimeFD {
+                    _ = try? TimerFD.read(boottimeFD)
+                    clocks.append(.boottime)
                 }
             }
-            fireExpired(timerFDs)
+            fireDue(on: clocks)
             if state.withLock({ $0.stopped }) { break }
         }
         shutDown()
     }
 
-    /// Reads the ready timers and reports the expired ones in deadline order.
-    private func fireExpired(_ fds: [Int32]) {
+    /// Reports every timer of `clocks` whose deadline has come, in deadline order, and sets each timerfd to what
+    /// is left. A wake for a timer disarmed or moved meanwhile finds nothing due, and changes nothing.
+    private func fireDue(on clocks: [KernelClock]) {
+        guard !clocks.isEmpty else { return }
         let fired: [TimerSpec] = state.withLock { s in
             var fired: [TimerSpec] = []
-            for fd in fds {
-                // The timer may have been disarmed or re-armed since epoll_wait returned: then it is stale.
-                guard let id = s.idByFD[fd], let armed = s.byID[id] else { continue }
-                switch try? TimerFD.read(fd) {
-                case .expired:
-                    fired.append(armed.spec)
-                    remove(id, from: &s)
-                case .clockChanged:
-                    // The step cancelled it; its deadline is absolute, so it is simply re-armed. The watcher fd
-                    // reports the change itself.
-                    do { try TimerFD.arm(fd, clock: armed.spec.clock, deadline: armed.spec.deadline) } catch {
-                        Log.error("timer \(id): cannot re-arm after a clock change: \(error)")
-                    }
-                case .notExpired, nil:
-                    continue
+            for clock in clocks {
+                let now = KernelClocks.read(clock == .realtime ? CLOCK_REALTIME : CLOCK_BOOTTIME)
+                for spec in s.byID.values where spec.clock == clock && spec.deadline <= now {
+                    fired.append(spec)
+                    s.byID[spec.id] = nil
+                }
+                do { try rearm(clock, in: &s) } catch {
+                    Log.error("cannot set the \(clock) timer after a firing: \(error)")
                 }
             }
             return fired
@@ -187,20 +197,13 @@ public final class KernelTimerBackend: TimerBackend {
         }
     }
 
-    /// A cancelled watcher must be re-armed, or it would stay cancelled and report no further changes.
-    private func clockChanged() {
-        do { try TimerFD.arm(clockWatchFD, clock: .realtime, deadline: Self.farFuture) } catch {
-            Log.error("cannot re-arm the clock-change watcher: \(error)")
-        }
-        continuation.yield(.clockChanged)
-    }
-
     private func shutDown() {
         state.withLock { s in
-            for id in Array(s.byID.keys) { remove(id, from: &s) }
+            s.byID = [:]
             close(wakeFD)
         }
-        close(clockWatchFD)
+        close(realtimeFD)
+        close(boottimeFD)
         close(epollFD)
         continuation.finish()
     }

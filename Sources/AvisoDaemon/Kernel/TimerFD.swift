@@ -35,6 +35,12 @@ enum TimerFD {
         try syscall("timerfd_settime") { timerfd_settime(fd, flags, &spec, nil) }
     }
 
+    /// Disarms `fd`: it will not expire until armed again.
+    static func disarm(_ fd: Int32) throws(SystemError) {
+        var spec = itimerspec()
+        try syscall("timerfd_settime") { timerfd_settime(fd, 0, &spec, nil) }
+    }
+
     /// Reads the expiration count without blocking.
     static func read(_ fd: Int32) throws(SystemError) -> Expiry {
         var count: UInt64 = 0
