@@ -1,5 +1,6 @@
 internal import CKernel
 import Glibc
+import Synchronization
 
 /// Starts a detached POSIX thread for a loop that blocks in the kernel (epoll_wait, read on a signalfd).
 ///
@@ -22,5 +23,41 @@ enum KernelThread {
         precondition(rc == 0, "pthread_create failed with \(Errno(rawValue: rc))")
         _ = aviso_set_thread_name(thread, String(name.prefix(15)))
         pthread_detach(thread)
+    }
+
+    /// Calls `body(worker, item)` once for each item in `0..<count`, on this thread and up to `workers - 1` new ones,
+    /// and returns when every call has: for blocking work (reading and parsing files) that would otherwise take one
+    /// core. `worker` is in `0..<workers`, the same for every call on one thread.
+    static func forEach(_ count: Int, workers: Int, _ body: @escaping @Sendable (_ worker: Int, _ item: Int) -> Void) {
+        let cursor = Cursor()
+        let helpers = max(0, min(workers, count) - 1)
+        let work: @Sendable (Int) -> Void = { worker in
+            while true {
+                let item = cursor.next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard item < count else { return }
+                body(worker, item)
+            }
+        }
+        var threads: [pthread_t] = []
+        for worker in 1...max(1, helpers) where helpers > 0 {
+            let box = Unmanaged.passRetained(Box { work(worker) }).toOpaque()
+            var thread = pthread_t()
+            let rc = pthread_create(&thread, nil, { raw in
+                Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            }, box)
+            guard rc == 0 else {
+                Unmanaged<Box>.fromOpaque(box).release()
+                break
+            }
+            _ = aviso_set_thread_name(thread, "aviso-reading")
+            threads.append(thread)
+        }
+        work(0)
+        for thread in threads { pthread_join(thread, nil) }
+    }
+
+    private final class Cursor: Sendable {
+        let next = Atomic<Int>(0)
     }
 }

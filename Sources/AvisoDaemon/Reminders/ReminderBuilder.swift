@@ -162,8 +162,9 @@ struct ReminderBuilder {
 }
 
 /// Calendar specs parsed once per text and shared, for one reading of a directory: 100,000 reminders hold far fewer
-/// distinct specs, and equal ones then share their parsed form.
-final class CalendarSpecCache {
+/// distinct specs, and equal ones then share their parsed form. Used by one thread at a time (each reading thread
+/// has its own).
+final class CalendarSpecCache: @unchecked Sendable {
     private var parsed: [String: CalendarSpec] = [:]
 
     /// The spec `text` parsed with the zones `zones` can load (a failure is not kept, and is thrown each time).

@@ -1,6 +1,7 @@
 import AvisoCore
 import AvisoProtocol
 import Glibc
+import Synchronization
 
 /// The declared reminders of a `reminders/` directory, kept in step with its files.
 ///
@@ -94,10 +95,10 @@ public final class ReminderDirectory {
             touched[gone] = files[gone]
             files[gone] = nil
         }
-        let specs = CalendarSpecCache()
-        for file in listed.sorted() {
+        let sorted = listed.sorted()
+        for (file, reading) in zip(sorted, read(sorted, forced: changed)) {
             let before = files[file]
-            if refresh(file, forced: changed?.contains(file) ?? false, specs: specs) { touched[file] = .some(before) }
+            if apply(reading, to: file) { touched[file] = .some(before) }
         }
         var changes = ReminderChanges()
         guard !touched.isEmpty else { return changes }
@@ -168,29 +169,84 @@ public final class ReminderDirectory {
         files[file]?.good.first { $0.request.id == name }
     }
 
-    /// Reads `file` again if it changed; true when its declarations may have (it was parsed, failed, or is gone).
-    private func refresh(_ file: String, forced: Bool, specs: CalendarSpecCache) -> Bool {
-        var state = files[file] ?? FileState()
+    /// What reading one file found, before anything here changes: files are read and parsed on several threads.
+    private enum Reading: Sendable {
+        /// Its identity is the one last seen: not read.
+        case unchanged
+        case missing
+        case failed(FileBytes.FileIdentity?, String)
+        /// Read, and the same bytes as its last version, which had no errors.
+        case sameBytes(FileBytes.FileIdentity?)
+        case parsed(FileBytes.FileIdentity?, hash: UInt64, ReminderFile.Result)
+    }
+
+    /// What a file's last reading left, for the next one to compare with.
+    private struct Known: Sendable {
+        var identity: FileBytes.FileIdentity?
+        var hash: UInt64?
+        var clean: Bool
+    }
+
+    /// The files worth reading again (`forced` names paths to read even with the same identity), read and parsed:
+    /// a whole directory on up to four threads, as it is read at start; the files an edit names, on this one.
+    private func read(_ paths: [String], forced: Set<String>?) -> [Reading] {
+        let known = paths.map { p in files[p].map { Known(identity: $0.identity, hash: $0.hash, clean: $0.errors.isEmpty) } }
+        let (zones, environment) = (self.zones, self.environment)
+        let workers = forced == nil ? min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 4) : 1
+        let specs = (0..<workers).map { _ in CalendarSpecCache() }
+        let readings = Readings(count: paths.count)
+        KernelThread.forEach(paths.count, workers: workers) { worker, i in
+            let reading = Self.read(paths[i], forced: forced?.contains(paths[i]) ?? false, known: known[i], zones: zones,
+                                    environment: environment, specs: specs[worker])
+            readings.slots.withLock { $0[i] = reading }
+        }
+        return readings.slots.withLock { $0 }
+    }
+
+    private final class Readings: Sendable {
+        let slots: Mutex<[Reading]>
+        init(count: Int) { slots = Mutex(Array(repeating: .unchanged, count: count)) }
+    }
+
+    private static func read(_ file: String, forced: Bool, known: Known?, zones: ZoneLookup, environment: [String: String],
+                             specs: CalendarSpecCache) -> Reading {
         let identity = FileBytes.identity(file)
-        if !forced, identity != nil, identity == state.identity { return false }
+        if !forced, identity != nil, identity == known?.identity { return .unchanged }
         switch FileBytes.read(file, limit: ReminderFile.maximumFileSize, what: "the reminder file") {
+        case .missing:
+            return .missing
+        case .failed(let why):
+            return .failed(identity, why)
+        case .read(let bytes, let readIdentity):
+            let hash = fnv1a(bytes)
+            if hash == known?.hash && known?.clean == true { return .sameBytes(readIdentity) }
+            return .parsed(readIdentity, hash: hash,
+                           ReminderFile.parse(bytes, file: file, zones: zones, environment: environment, specs: specs))
+        }
+    }
+
+    /// Takes in what reading `file` found; true when its declarations may have changed (it was parsed, failed, or is
+    /// gone).
+    private func apply(_ reading: Reading, to file: String) -> Bool {
+        var state = files[file] ?? FileState()
+        switch reading {
+        case .unchanged:
+            return false
         case .missing:
             files[file] = nil
             return true
-        case .failed(let why):
+        case .failed(let identity, let why):
             state.identity = identity
             state.hash = nil
             state.errors = [ConfigProblem(file: file, line: nil, message: why + keptNote(state))]
             state.warnings = []
-        case .read(let bytes, let readIdentity):
-            state.identity = readIdentity
-            let hash = Self.fnv1a(bytes)
-            if hash == state.hash && state.errors.isEmpty {
-                files[file] = state
-                return false
-            }
+        case .sameBytes(let identity):
+            state.identity = identity
+            files[file] = state
+            return false
+        case .parsed(let identity, let hash, let result):
+            state.identity = identity
             state.hash = hash
-            let result = ReminderFile.parse(bytes, file: file, zones: zones, environment: environment, specs: specs)
             state.warnings = result.warnings
             if !result.fileErrors.isEmpty {
                 let note = keptNote(state)
