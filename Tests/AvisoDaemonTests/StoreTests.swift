@@ -308,6 +308,9 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
         wall.next = nil
         try store.put(wall)
         #expect(try store.declaredSchedules()["standup"]?.next == nil)
+        // A deadline on no known clock is not taken for "never again": the reminder is planned anew.
+        try sqlite(path, "UPDATE declared SET next_clock = 7, next_ns = 1 WHERE id = 'standup';")
+        #expect(try store.declaredSchedules().isEmpty)
     }
 
     @Test func aNameMovesBetweenTheSocketAndAFileAndIsDeletedFromEither() throws {

@@ -26,24 +26,26 @@ public struct DeclaredSchedule: Hashable, Sendable {
 /// socket as JSON (table `requests`): at a start with 100,000 declared reminders nothing is encoded or decoded as
 /// JSON, and the content is read from the files alone.
 extension Store {
-    /// The stored schedule of every declared reminder, by identifier.
+    /// The stored schedule of every declared reminder, by identifier. A row whose next deadline cannot be read is
+    /// left out: its reminder is planned anew from its file.
     public func declaredSchedules() throws(StoreError) -> [String: DeclaredSchedule] {
         let rows = try statement("""
             SELECT id, source, trigger, added, next_clock, next_ns, next_boot, next_estimate, fire_count, last_fired
             FROM declared
-            """).rows { row -> (String, DeclaredSchedule) in
-            var next: Deadline?
-            switch row.integer(4) {
-            case 0?: next = .wall(WallTime(nanoseconds: row.integer(5) ?? 0))
-            case 1?: next = .boot(BootTime(nanoseconds: row.integer(5) ?? 0), bootID: row.text(6) ?? "",
-                                  wallEstimate: WallTime(nanoseconds: row.integer(7) ?? 0))
-            default: next = nil
+            """).rows { row -> (String, DeclaredSchedule)? in
+            let next: Deadline?
+            switch (row.integer(4), row.integer(5)) {
+            case (nil, _): next = nil
+            case (0?, let ns?): next = .wall(WallTime(nanoseconds: ns))
+            case (1?, let ns?): next = .boot(BootTime(nanoseconds: ns), bootID: row.text(6) ?? "",
+                                             wallEstimate: WallTime(nanoseconds: row.integer(7) ?? ns))
+            default: return nil
             }
             return (row.text(0) ?? "", DeclaredSchedule(
                 source: row.text(1) ?? "", trigger: row.text(2) ?? "", added: WallTime(nanoseconds: row.integer(3) ?? 0),
                 next: next, fireCount: Int(row.integer(8) ?? 0), lastFired: row.integer(9).map { WallTime(nanoseconds: $0) }))
         }
-        return Dictionary(rows, uniquingKeysWith: { a, _ in a })
+        return Dictionary(rows.compactMap { $0 }, uniquingKeysWith: { a, _ in a })
     }
 
     /// Writes a request to the table of its kind, and removes it from the other: a name first added over the socket
