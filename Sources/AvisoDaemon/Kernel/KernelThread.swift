@@ -39,7 +39,7 @@ enum KernelThread {
             }
         }
         var threads: [pthread_t] = []
-        for worker in 1...max(1, helpers) where helpers > 0 {
+        for worker in 1..<(1 + helpers) {
             let box = Unmanaged.passRetained(Box { work(worker) }).toOpaque()
             var thread = pthread_t()
             let rc = pthread_create(&thread, nil, { raw in
