@@ -10,31 +10,30 @@
 public struct DeadlineIndex: Sendable {
     /// The boot whose elapsed-time deadlines are ordered by boot time.
     public let bootID: String
+    /// The entries live in the heaps' keys (no table beside them: at 100,000 entries one would hold 262,144 slots).
     private var wallHeap = KeyedHeap()
     private var bootHeap = KeyedHeap()
-    private var entries: [String: WindowEntry] = [:]
 
     public init(bootID: String) { self.bootID = bootID }
 
-    public var count: Int { entries.count }
+    public var count: Int { wallHeap.keys.count + bootHeap.keys.count }
 
     /// Every entry, in no order.
-    public var all: Dictionary<String, WindowEntry>.Values { entries.values }
+    public var all: [WindowEntry] { wallHeap.keys.map(\.entry) + bootHeap.keys.map(\.entry) }
 
     /// Adds, moves or (with nil) removes the entry of `id`.
     public mutating func set(_ id: String, _ entry: WindowEntry?) {
-        if let old = entries[id] {
-            if case .boot(_, let b, _) = old.deadline, b == bootID { bootHeap.remove(id) } else { wallHeap.remove(id) }
-        }
-        entries[id] = entry
-        guard let entry else { return }
+        wallHeap.remove(id)
+        bootHeap.remove(id)
+        guard var entry else { return }
+        entry.id = id
         switch entry.deadline {
         case .boot(let t, let b, _) where b == bootID:
-            bootHeap.insert(KeyedHeap.Key(time: t.nanoseconds, priorityClass: entry.priorityClass, id: id))
+            bootHeap.insert(KeyedHeap.Key(time: t.nanoseconds, entry: entry))
         case .boot(_, _, let estimate):
-            wallHeap.insert(KeyedHeap.Key(time: estimate.nanoseconds, priorityClass: entry.priorityClass, id: id))
+            wallHeap.insert(KeyedHeap.Key(time: estimate.nanoseconds, entry: entry))
         case .wall(let w):
-            wallHeap.insert(KeyedHeap.Key(time: w.nanoseconds, priorityClass: entry.priorityClass, id: id))
+            wallHeap.insert(KeyedHeap.Key(time: w.nanoseconds, entry: entry))
         }
     }
 
@@ -42,7 +41,7 @@ public struct DeadlineIndex: Sendable {
     public func ordered(now: Now) -> AnyIterator<WindowEntry> {
         guard now.bootID == bootID else {
             // Another boot than the one the index was built for (never in one daemon's life): sorted in full.
-            let sorted = entries.values.map { ($0, $0.deadline.expectedWall(in: now)) }.sorted { a, b in
+            let sorted = all.map { ($0, $0.deadline.expectedWall(in: now)) }.sorted { a, b in
                 (a.1, a.0.priorityClass, a.0.id) < (b.1, b.0.priorityClass, b.0.id)
             }.map(\.0)
             return AnyIterator(sorted.makeIterator())
@@ -51,7 +50,6 @@ public struct DeadlineIndex: Sendable {
         var boots = bootHeap.inOrder()
         var nextWall = walls.next()
         var nextBoot = boots.next()
-        let entries = self.entries
         return AnyIterator {
             let takeBoot: Bool
             switch (nextWall, nextBoot) {
@@ -70,7 +68,7 @@ public struct DeadlineIndex: Sendable {
                 key = nextWall!
                 nextWall = walls.next()
             }
-            return entries[key.id]
+            return key.entry
         }
     }
 
@@ -104,8 +102,9 @@ public struct DeadlineIndex: Sendable {
 struct KeyedHeap: Sendable {
     struct Key: Sendable {
         var time: Int64
-        var priorityClass: Int
-        var id: String
+        var entry: WindowEntry
+        var priorityClass: Int { entry.priorityClass }
+        var id: String { entry.id }
 
         static func < (a: Key, b: Key) -> Bool { (a.time, a.priorityClass, a.id) < (b.time, b.priorityClass, b.id) }
     }
@@ -113,8 +112,8 @@ struct KeyedHeap: Sendable {
     private(set) var keys: [Key] = []
     private var slot: [String: Int] = [:]
 
+    /// Adds `key`, whose id must not be in the heap.
     mutating func insert(_ key: Key) {
-        remove(key.id)
         keys.append(key)
         slot[key.id] = keys.count - 1
         up(keys.count - 1)
