@@ -137,13 +137,13 @@ public actor Scheduler {
     /// Loads the model from the store, arms the window and resumes deliveries left in the outbox.
     public func start() async throws(StoreError) {
         for r in try store.requests() { requests[r.request.id] = r }
-        let schedules = try store.declaredSchedules()
         popups = Self.popups(from: try store.delivered())
         quiet.override = (try? store.state(Self.quietKey)).flatMap { $0.flatMap(Self.quietOverride) }
         try loadItems()
         if let reminders { _ = reminders.reload(changed: nil) }
         rebuildBook()
-        if let reminders { adoptDeclared(reminders, stored: schedules) }
+        // The stored schedules are read here, so that they are gone before the heap is trimmed.
+        if let reminders { adoptDeclared(reminders, stored: try store.declaredSchedules()) }
         Log.info("loaded \(requests.count) request(s)")
         releaseFreeHeap()
         if let why = store.unwritable {
