@@ -129,6 +129,35 @@ import Testing
         }
     }
 
+    /// Steps the wall clock to what it reads (a few microseconds back): a real step, as NTP makes, that moves time by
+    /// nothing that matters. False without CAP_SYS_TIME.
+    static func stepClockInPlace() -> Bool {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return clock_settime(CLOCK_REALTIME, &ts) == 0
+    }
+
+    /// Whether this process may set the clock (CAP_SYS_TIME, bit 25 of CapEff): root in CI.
+    static let canSetClock: Bool = {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+              let caps = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16) else {
+            return false
+        }
+        return caps & (1 << 25) != 0
+    }()
+
+    @Test(.enabled(if: canSetClock, "needs CAP_SYS_TIME to step the clock"))
+    func everyRealClockStepIsReportedAlsoWithNoTimerArmed() async throws {
+        try await Self.withBackend { backend, events in
+            // The realtime timerfd then waits far in the future only to see steps, and must see each of them.
+            #expect(Self.stepClockInPlace())
+            #expect(await events.next() == .clockChanged)
+            #expect(Self.stepClockInPlace())
+            #expect(await events.next() == .clockChanged)
+        }
+    }
+
     @Test func aClockChangeIsReportedAndRealtimeTimersStayArmed() async throws {
         try await Self.withBackend { backend, events in
             try backend.arm(TimerSpec(id: "tomorrow", clock: .realtime, deadline: Self.clockNow(.realtime) + 86_400_000_000_000))

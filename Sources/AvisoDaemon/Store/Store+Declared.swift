@@ -88,7 +88,8 @@ extension Store {
     }
 
     /// Schema 5: declared reminders that earlier versions stored whole as JSON in `requests` move to `declared`,
-    /// keeping their schedules (run when a database older than 5 is opened). Rows that cannot be decoded stay where they are, to be set aside when loaded.
+    /// keeping their schedules (run when a database older than 5 is opened). Rows that cannot be decoded stay where
+    /// they are, to be set aside when loaded.
     func moveDeclaredOutOfRequests() throws(StoreError) {
         let stored = try statement("SELECT value FROM requests").rows { $0.text(0) ?? "" }
         for value in stored {

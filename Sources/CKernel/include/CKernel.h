@@ -1,7 +1,7 @@
 #pragma once
 // The kernel interfaces Swift's Glibc module leaves out, from their real headers: epoll, timerfd, eventfd,
-// signalfd and inotify, with their structs and flags as the C library defines them, and malloc_trim. Functions glibc declares only
-// under _GNU_SOURCE get a small wrapper in kernel.c.
+// signalfd and inotify, with their structs and flags as the C library defines them, and malloc_trim. Functions
+// glibc declares only under _GNU_SOURCE get a small wrapper in kernel.c.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
