@@ -55,9 +55,18 @@ public enum Daemon {
         for w in initial.warnings { Log.warning(w.description) }
         for e in initial.errors { Log.error(e.description + " (using defaults)") }
 
+        // One thread waits on every kernel source: timers, signals, files, the control socket, the watchdog tick.
+        let loop: EventLoop
+        do {
+            loop = try EventLoop(name: "aviso-loop")
+            try signals.watch(on: loop)
+        } catch {
+            Log.error("cannot start: \(error)")
+            return 1
+        }
         // The socket first: a second daemon, or a socket directory that is not safe, stops this one before it has
         // loaded or delivered anything.
-        let server = ControlServer(path: options.socket)
+        let server = ControlServer(path: options.socket, loop: loop)
         let store: Store
         let timers: KernelTimerBackend
         var socketPath = options.socket
@@ -69,7 +78,7 @@ public enum Daemon {
                 try server.bind()
             }
             store = try Store(path: options.stateDirectory + "/aviso.db")
-            timers = try KernelTimerBackend()
+            timers = try KernelTimerBackend(loop: loop)
         } catch {
             Log.error("cannot start: \(error)")
             server.stop()
@@ -93,7 +102,7 @@ public enum Daemon {
                                           environment: environment)
         let watcher: FileWatcher?
         do {
-            watcher = try FileWatcher(configFile: configPath, zoneFile: options.localtime)
+            watcher = try FileWatcher(configFile: configPath, zoneFile: options.localtime, loop: loop)
         } catch {
             Log.error("cannot watch \(configDirectory) for changes: \(error); use avisoctl reload after edits")
             watcher = nil
@@ -122,6 +131,9 @@ public enum Daemon {
         let api = SchedulerService(thread: glib, command: { await scheduler.handle($0) }, add: { await scheduler.add(options: $0) })
         api.start()
         let (_, apiEvents) = await scheduler.events(follow: true)
+        let watchdog = systemd.watchdogInterval.map { interval in
+            WatchdogTick(loop: loop, every: interval) { await scheduler.pingWatchdog() }
+        }
         systemd.ready(status: await scheduler.statusLine)
         Log.notice("avisod \(version) ready; control socket \(socketPath)")
 
@@ -143,9 +155,6 @@ public enum Daemon {
                     if e == .preparingForSleep { sleepWatcher.releaseInhibitor() }
                 }
             }
-            if let interval = systemd.watchdogInterval {
-                group.addTask { await scheduler.watchdogLoop(every: interval) }
-            }
             for await signal in signals.events {
                 if signal == SIGHUP {
                     _ = await scheduler.reload()
@@ -155,12 +164,14 @@ public enum Daemon {
                 break
             }
             systemd.stopping()
+            watchdog?.stop()
             server.stop()
             timers.stop()
             notifier.stop()
             sleepWatcher.stop()
             glib.stop()
             watcher?.stop()
+            loop.stop()
             notifierSink.finish()
             sleepSink.finish()
             group.cancelAll()

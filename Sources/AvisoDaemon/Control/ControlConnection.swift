@@ -7,6 +7,8 @@ import AvisoProtocol
 struct ControlConnection {
     /// Distinguishes this connection from a later one that reuses its descriptor number.
     let id: UInt64
+    /// Its place in the event loop.
+    let watch: EventLoop.Token
     var framer = LineFramer(limit: maximumLineLength)
     /// Complete lines read and not yet answered, oldest first.
     var lines: [[UInt8]] = []
@@ -27,15 +29,16 @@ struct ControlConnection {
     var idleSince: UInt64
     /// The epoll events currently asked for.
     var interest: Epoll.Events = [.readable, .peerClosed]
-    /// Whether it is in the epoll set at all (a peer that hung up is taken out).
+    /// Whether the loop watches it at all (a peer that hung up is taken out).
     var watched = true
     /// Its request is a stream (`events --follow`): lines keep coming until the client leaves.
     var streaming = false
     /// The task answering its current request, cancelled when the connection is dropped.
     var task: Task<Void, Never>?
 
-    init(id: UInt64, idleSince: UInt64, readDeadline: Int64) {
+    init(id: UInt64, watch: EventLoop.Token, idleSince: UInt64, readDeadline: Int64) {
         self.id = id
+        self.watch = watch
         self.idleSince = idleSince
         self.readDeadline = readDeadline
     }

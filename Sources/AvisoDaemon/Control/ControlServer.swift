@@ -13,8 +13,8 @@ public enum ControlResponse: Sendable {
     case stream(first: Reply, rest: AsyncStream<Reply>)
 }
 
-/// One thread runs an epoll loop over the listening socket and every connection, all non-blocking: a connection
-/// costs a small record, not a thread, and no client can hold up another. Only processes of the daemon's own uid are
+/// An `EventLoop` watches the listening socket and every connection, all non-blocking: a connection costs a small
+/// record, not a thread, and no client can hold up another. Only processes of the daemon's own uid are
 /// served. A connection must deliver a complete request within `Limits.requestTimeoutMilliseconds` (counted from its
 /// connection or its last reply) and take its reply within `replyTimeoutMilliseconds`, or it is closed. At
 /// `maximumConnections`, a new client takes the place of the connection that has waited longest without sending a
@@ -37,22 +37,20 @@ public final class ControlServer: @unchecked Sendable {
     public let path: String
     public let limits: Limits
 
-    /// Set by `start(handler:)`, before the loop that reads it starts.
+    /// Set by `start(handler:)`, before the loop that reads it watches anything.
     private var handler: (@Sendable (Command) async -> ControlResponse)?
-    /// Reply lines from handler tasks, waiting for the loop thread to send them: (connection, line, whether it ends the
-    /// request); `closed` once the loop has ended (and closed `wakeFD`, which must then not be written).
-    private let finished = Mutex<(replies: [(UInt64, [UInt8], Bool)], closed: Bool)>(([], false))
     private let stopped = Mutex(false)
-    /// Posted by the loop thread when it has closed everything.
-    private let loopEnded = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    /// The loop given at `init`; nil: `start` makes one of its own.
+    private let givenLoop: EventLoop?
 
-    // Owned by the loop thread once started.
+    // Owned by the loop's thread once started.
+    private var loop: EventLoop?
+    private var listenerWatch: EventLoop.Token?
+    private var expiry: EventLoop.Token?
     private var directory: PrivateDirectory?
     private var name = ""
     private var boundFile: (dev_t, ino_t)?
     private var listener: Int32 = -1
-    private var epollFD: Int32 = -1
-    private var wakeFD: Int32 = -1
     private var connections: [Int32: ControlConnection] = [:]
     /// Numbers connections, and the moments they become idle, in order.
     private var nextConnectionID: UInt64 = 1
@@ -60,16 +58,12 @@ public final class ControlServer: @unchecked Sendable {
     private var acceptPausedUntil: Int64?
     private var serving = false
 
-    /// Prepares a server for `path`; nothing is opened until `bind` or `start`.
-    public init(path: String, limits: Limits = Limits()) {
+    /// Prepares a server for `path`, to be served on `loop` (a loop of its own when nil); nothing is opened until
+    /// `bind` or `start`.
+    public init(path: String, limits: Limits = Limits(), loop: EventLoop? = nil) {
         self.path = path
         self.limits = limits
-        sem_init(loopEnded, 0, 0)
-    }
-
-    deinit {
-        sem_destroy(loopEnded)
-        loopEnded.deallocate()
+        givenLoop = loop
     }
 
     /// Binds the socket (unless `bind()` did) and starts serving it: `handler` runs once per well-formed request,
@@ -78,8 +72,24 @@ public final class ControlServer: @unchecked Sendable {
         if listener < 0 { try bind() }
         precondition(!serving, "ControlServer.start called twice")
         self.handler = handler
+        let loop: EventLoop
+        if let givenLoop { loop = givenLoop } else { loop = try EventLoop(name: "aviso-control") }
+        let failure = Mutex<SystemError?>(nil)
+        // Watched from the loop's thread, which owns everything from here on.
+        loop.executeAndWait {
+            do throws(SystemError) {
+                self.listenerWatch = try loop.watch(self.listener) { _ in self.acceptAll() }
+                self.expiry = loop.deadline { self.expireDeadlines() }
+                self.loop = loop
+            } catch {
+                failure.withLock { $0 = error }
+            }
+        }
+        if let failure = failure.withLock({ $0 }) {
+            if givenLoop == nil { loop.stop() }
+            throw failure
+        }
         serving = true
-        KernelThread.spawn(name: "aviso-control") { self.run() }
     }
 
     /// Opens the socket's directory (created 0700 if missing; refused unless private, see
@@ -91,7 +101,7 @@ public final class ControlServer: @unchecked Sendable {
     /// ("another avisod is running on PATH"), when `path` exists and is not a socket, when the directory is not
     /// private, or when a call fails.
     public func bind() throws(SystemError) {
-        precondition(listener < 0 && epollFD < 0, "ControlServer.bind called twice")
+        precondition(listener < 0, "ControlServer.bind called twice")
         let directory = try Directories.openPrivate(containing: path)
         name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
         var opened: [Int32] = []
@@ -126,7 +136,7 @@ public final class ControlServer: @unchecked Sendable {
     /// (`SocketActivation`). Its file belongs to systemd and is left in place at `stop()`; the peer uid is checked
     /// as for a socket of our own.
     public func adopt(listener fd: Int32) throws(SystemError) {
-        precondition(listener < 0 && epollFD < 0, "ControlServer.adopt called after bind")
+        precondition(listener < 0, "ControlServer.adopt called after bind")
         do throws(SystemError) {
             try serve(listener: fd)
         } catch {
@@ -135,22 +145,10 @@ public final class ControlServer: @unchecked Sendable {
         }
     }
 
-    /// The loop's descriptors around a listening socket; on failure nothing stays open but `fd`.
+    /// Takes a listening socket to serve, non-blocking.
     private func serve(listener fd: Int32) throws(SystemError) {
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var made: [Int32] = []
-        do throws(SystemError) {
-            let epoll = try Epoll.create()
-            made.append(epoll)
-            let wake = try EventFD.create()
-            made.append(wake)
-            try Epoll.add(epoll, fd)
-            try Epoll.add(epoll, wake)
-            (epollFD, wakeFD, listener) = (epoll, wake, fd)
-        } catch {
-            for m in made { close(m) }
-            throw error
-        }
+        try syscall("fcntl") { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        listener = fd
     }
 
     /// Stops accepting, removes the socket file and closes every connection. Safe to call more than once, and
@@ -163,53 +161,34 @@ public final class ControlServer: @unchecked Sendable {
             defer { s = true }
             return !s
         }
-        guard first, epollFD >= 0 else { return }
-        if serving {
-            EventFD.signal(wakeFD)
-            while sem_wait(loopEnded) != 0 {}
+        guard first, listener >= 0 else { return }
+        if serving, let loop {
+            loop.executeAndWait { self.shutDown() }
+            if givenLoop == nil { loop.stop() }
         } else {
             shutDown()
         }
     }
 
-    // MARK: The loop
+    // MARK: On the loop
 
-    private func run() {
-        while !stopped.withLock({ $0 }) {
-            let ready: [Epoll.Ready]
-            do {
-                ready = try Epoll.wait(epollFD, timeoutMilliseconds: nextTimeout())
-            } catch {
-                Log.error("control socket: \(error); no longer serving")
-                break
-            }
-            for r in ready {
-                if r.fd == wakeFD {
-                    EventFD.drain(wakeFD)
-                } else if r.fd == listener {
-                    acceptAll()
-                } else {
-                    service(r.fd, r.events)
-                }
-            }
-            sendFinishedReplies()
-            expireDeadlines()
-        }
-        shutDown()
-    }
-
-    /// Milliseconds until the earliest deadline; -1 (sleep until something happens) when there is none.
-    private func nextTimeout() -> Int32 {
+    /// Sets the loop's deadline for this server to the earliest of its connections' deadlines (and the end of a pause
+    /// in accepting); called after everything that may change them.
+    private func scheduleExpiry() {
+        guard let loop, let expiry else { return }
         var earliest = acceptPausedUntil
         for c in connections.values {
             if let d = c.deadline { earliest = min(earliest ?? d, d) }
         }
-        guard let earliest else { return -1 }
-        return Int32(clamping: max(0, earliest - Self.monotonicMilliseconds()))
+        loop.setDeadline(expiry, at: earliest.map { $0 * 1_000_000 })
     }
 
     private func shutDown() {
         for fd in Array(connections.keys) { drop(fd) }
+        if let loop {
+            if let listenerWatch { loop.unwatch(listenerWatch) }
+            if let expiry { loop.removeDeadline(expiry) }
+        }
         if let directory {
             var info = stat()
             if let bound = boundFile, fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
@@ -219,21 +198,16 @@ public final class ControlServer: @unchecked Sendable {
             directory.close()
         }
         close(listener)
-        finished.withLock { f in
-            f.closed = true
-            close(wakeFD)
-        }
-        close(epollFD)
-        sem_post(loopEnded)
     }
 
     // MARK: Accepting
 
     private func acceptAll() {
+        defer { scheduleExpiry() }
         if let until = acceptPausedUntil {
             guard Self.monotonicMilliseconds() >= until else { return }
             acceptPausedUntil = nil
-            try? Epoll.modify(epollFD, listener, events: .readable)
+            if let listenerWatch { try? loop?.change(listenerWatch, events: .readable) }
         }
         while true {
             let fd = aviso_accept4(listener, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
@@ -248,7 +222,7 @@ public final class ControlServer: @unchecked Sendable {
                 // would otherwise stay readable and spin the loop).
                 if evictLongestIdle(reason: "avisod is out of file descriptors") { continue }
                 acceptPausedUntil = Self.monotonicMilliseconds() + 100
-                try? Epoll.modify(epollFD, listener, events: [])
+                if let listenerWatch { try? loop?.change(listenerWatch, events: []) }
                 return
             default:
                 return
@@ -266,14 +240,16 @@ public final class ControlServer: @unchecked Sendable {
             refuse(fd, ReplyError(code: "busy", message: "avisod is serving \(limits.maximumConnections) requests at once; try again"))
             return
         }
+        let watch: EventLoop.Token
         do {
-            try Epoll.add(epollFD, fd, events: [.readable, .peerClosed])
+            guard let loop else { throw SystemError(refusing: "not serving") }
+            watch = try loop.watch(fd, events: [.readable, .peerClosed]) { events in self.service(fd, events) }
         } catch {
             close(fd)
             return
         }
         let now = Self.monotonicMilliseconds()
-        connections[fd] = ControlConnection(id: nextConnectionID, idleSince: nextConnectionID,
+        connections[fd] = ControlConnection(id: nextConnectionID, watch: watch, idleSince: nextConnectionID,
                                             readDeadline: now + limits.requestTimeoutMilliseconds)
         nextConnectionID += 1
     }
@@ -299,6 +275,7 @@ public final class ControlServer: @unchecked Sendable {
 
     private func service(_ fd: Int32, _ events: Epoll.Events) {
         guard connections[fd] != nil else { return }
+        defer { scheduleExpiry() }
         if events.contains(.writable) { flush(fd) }
         if !events.isDisjoint(with: [.readable, .peerClosed, .hangUp, .error]) { receive(fd) }
         // A peer that is gone entirely reports HUP whatever is asked for: stop watching it. What is being served
@@ -307,8 +284,8 @@ public final class ControlServer: @unchecked Sendable {
             // A follower that left: stop its stream.
             return drop(fd)
         }
-        if !events.isDisjoint(with: [.hangUp, .error]), connections[fd] != nil {
-            try? Epoll.remove(epollFD, fd)
+        if !events.isDisjoint(with: [.hangUp, .error]), let c = connections[fd] {
+            loop?.unwatch(c.watch)
             connections[fd]?.watched = false
         }
     }
@@ -393,30 +370,21 @@ public final class ControlServer: @unchecked Sendable {
         return await handler(command)
     }
 
-    /// Hands a reply line to the loop thread (from any thread).
+    /// Hands a reply line to the loop's thread (from any thread); dropped once the server has stopped.
     private func post(_ id: UInt64, _ line: [UInt8], final: Bool) {
-        finished.withLock { f in
-            guard !f.closed else { return }
-            f.replies.append((id, line, final))
-            EventFD.signal(wakeFD)
-        }
-    }
-
-    private func sendFinishedReplies() {
-        let ready = finished.withLock { f in
-            defer { f.replies.removeAll() }
-            return f.replies
-        }
-        for (id, line, final) in ready {
-            guard let fd = connections.first(where: { $0.value.id == id })?.key else { continue }
+        guard !stopped.withLock({ $0 }), let loop else { return }
+        loop.execute {
+            guard !self.stopped.withLock({ $0 }),
+                  let fd = self.connections.first(where: { $0.value.id == id })?.key else { return }
             if final {
-                connections[fd]?.serving = false
-                connections[fd]?.task = nil
+                self.connections[fd]?.serving = false
+                self.connections[fd]?.task = nil
             } else {
-                connections[fd]?.streaming = true
+                self.connections[fd]?.streaming = true
             }
-            connections[fd]?.outgoing += line
-            flush(fd)
+            self.connections[fd]?.outgoing += line
+            self.flush(fd)
+            self.scheduleExpiry()
         }
     }
 
@@ -469,10 +437,11 @@ public final class ControlServer: @unchecked Sendable {
     private func updateInterest(_ fd: Int32) {
         guard let c = connections[fd], c.watched, c.wantedEvents != c.interest else { return }
         connections[fd]?.interest = c.wantedEvents
-        try? Epoll.modify(epollFD, fd, events: c.wantedEvents)
+        try? loop?.change(c.watch, events: c.wantedEvents)
     }
 
     private func expireDeadlines() {
+        defer { scheduleExpiry() }
         let now = Self.monotonicMilliseconds()
         for (fd, c) in connections {
             guard let deadline = c.deadline, deadline <= now else { continue }
@@ -490,7 +459,7 @@ public final class ControlServer: @unchecked Sendable {
     private func drop(_ fd: Int32) {
         guard let c = connections.removeValue(forKey: fd) else { return }
         c.task?.cancel()
-        try? Epoll.remove(epollFD, fd)
+        if c.watched { loop?.unwatch(c.watch) }
         close(fd)
     }
 

@@ -2,8 +2,8 @@ import AvisoCore
 import Glibc
 import Synchronization
 
-/// Watches the configuration directory, its `reminders/` subdirectory and the zone file with inotify, on its own
-/// thread, and reports debounced `FileEvent`s.
+/// Watches the configuration directory, its `reminders/` subdirectory and the zone file with inotify, on an
+/// `EventLoop`, and reports debounced `FileEvent`s.
 ///
 /// Survives what editors and people do: saving by temporary file + rename, files moved in and out, `reminders/`
 /// or the whole configuration directory removed and recreated (then the nearest existing parent is watched until
@@ -14,7 +14,7 @@ import Synchronization
 /// then one `.configChanged` with every path seen and/or one `.zoneChanged` is emitted. An editor's save (write
 /// temp, fsync, rename, chmod) takes well under a millisecond of kernel events, so a 10 ms quiet period merges it
 /// while leaving most of the 50 ms edit-to-re-arm budget to parsing and reconciling.
-/// Call `stop()` when done: the thread keeps the watcher alive until then.
+/// Call `stop()` when done: the loop keeps the watcher alive until then.
 public final class FileWatcher: Sendable {
     /// The default quiet period that ends a burst.
     public static let defaultQuiet = Span.milliseconds(10)
@@ -22,8 +22,14 @@ public final class FileWatcher: Sendable {
     public static let maximumDelay = Span.milliseconds(250)
 
     private let inotifyFD: Int32
-    private let wakeFD: Int32
-    private let stopped = Mutex(false)
+    private let loop: EventLoop
+    /// Whether `loop` was made for this watcher alone (and is stopped with it).
+    private let ownsLoop: Bool
+    private let table: WatchTable
+    private let quiet: Int64
+    /// What the current burst collected; touched on the loop's thread only (the lock costs nothing there).
+    private let pending = Mutex(Pending())
+    private let sources = Mutex<(watch: EventLoop.Token?, burstEnd: EventLoop.Token?, stopped: Bool)>((nil, nil, false))
     private let continuation: AsyncStream<FileEvent>.Continuation
 
     /// Debounced events, in the order observed. One consumer; finishes after `stop()`.
@@ -34,40 +40,59 @@ public final class FileWatcher: Sendable {
     /// `configDirectory` + "/reminders".
     public let remindersDirectory: String
 
-    /// Starts watching. `configFile` is aviso.conf's path (its directory and `reminders/` are watched); `zoneFile`
-    /// is /etc/localtime unless a test gives another path; `quiet` is the debounce period.
+    /// Starts watching on `loop` (a loop of its own when nil). `configFile` is aviso.conf's path (its directory and
+    /// `reminders/` are watched); `zoneFile` is /etc/localtime unless a test gives another path; `quiet` is the
+    /// debounce period.
     ///
     /// Throws the error of the first watch that could not be set (ENOSPC when the user's inotify watch limit is
     /// reached, from `inotify_add_watch`), or of `inotify_init1`. Paths that do not exist are not errors.
-    public init(configFile: String, zoneFile: String = "/etc/localtime", quiet: Span = defaultQuiet) throws(SystemError) {
+    public init(configFile: String, zoneFile: String = "/etc/localtime", quiet: Span = defaultQuiet,
+                loop: EventLoop? = nil) throws(SystemError) {
         let inotifyFD = try Inotify.create()
-        let wakeFD: Int32
-        do throws(SystemError) { wakeFD = try EventFD.create() } catch {
-            close(inotifyFD)
-            throw error
-        }
         let table = WatchTable(fd: inotifyFD, configFile: configFile, zoneFile: zoneFile)
         if let first = table.refresh().first {
             close(inotifyFD)
-            close(wakeFD)
             throw first
         }
+        do throws(SystemError) {
+            if let loop { self.loop = loop } else { self.loop = try EventLoop(name: "aviso-files") }
+        } catch {
+            close(inotifyFD)
+            throw error
+        }
+        ownsLoop = loop == nil
         self.inotifyFD = inotifyFD
-        self.wakeFD = wakeFD
+        self.table = table
+        self.quiet = max(quiet.nanoseconds, 0)
         configDirectory = table.configDirectory
         remindersDirectory = table.remindersDirectory
         (events, continuation) = AsyncStream.makeStream(of: FileEvent.self, bufferingPolicy: .unbounded)
-        let quietNS = max(quiet.nanoseconds, 0)
-        KernelThread.spawn(name: "aviso-files") { self.run(table, quiet: quietNS) }
+        let burstEnd = self.loop.deadline { self.endBurst() }
+        do throws(SystemError) {
+            let watch = try self.loop.watch(inotifyFD) { _ in self.readEvents() }
+            sources.withLock { $0 = (watch, burstEnd, false) }
+        } catch {
+            self.loop.removeDeadline(burstEnd)
+            close(inotifyFD)
+            if ownsLoop { self.loop.stop() }
+            throw error
+        }
     }
 
-    /// Stops the thread, closes the descriptors and finishes `events`. Idempotent.
+    /// Stops watching, closes the inotify descriptor and finishes `events`; returns when that is done. Idempotent.
     public func stop() {
-        stopped.withLock { s in
-            if s { return }
-            s = true
-            EventFD.signal(wakeFD)
+        guard let (watch, burstEnd) = sources.withLock({ s -> (EventLoop.Token, EventLoop.Token)? in
+            guard !s.stopped, let watch = s.watch, let burstEnd = s.burstEnd else { return nil }
+            s.stopped = true
+            return (watch, burstEnd)
+        }) else { return }
+        loop.executeAndWait {
+            self.loop.unwatch(watch)
+            self.loop.removeDeadline(burstEnd)
+            close(self.inotifyFD)
+            self.continuation.finish()
         }
+        if ownsLoop { loop.stop() }
     }
 
     /// What one burst collected.
@@ -80,46 +105,29 @@ public final class FileWatcher: Sendable {
         var isEmpty: Bool { paths.isEmpty && !zone && failures.isEmpty }
     }
 
-    private func run(_ table: WatchTable, quiet: Int64) {
-        var pending = Pending()
-        var fds = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
-        while true {
-            var timeout: Int32 = -1
-            if let first = pending.first {
-                let due = min(pending.last + quiet, first + Self.maximumDelay.nanoseconds)
-                let left = due - Self.monotonic()
-                // Round up: waking a little late merges more; waking early would spin.
-                timeout = left <= 0 ? 0 : Int32(clamping: (left + 999_999) / 1_000_000)
-            }
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let ready = (try? syscall("poll") { poll(&fds, 2, timeout) }) ?? 0
-            if fds[1].revents != 0 {
-                EventFD.drain(wakeFD)
-                if stopped.withLock({ $0 }) { break }
-            }
-            if ready > 0 && fds[0].revents != 0 {
-                let batch = Inotify.read(inotifyFD)
-                if !batch.isEmpty {
-                    handle(batch, table: table, into: &pending)
-                    if !pending.isEmpty {
-                        let now = Self.monotonic()
-                        if pending.first == nil { pending.first = now }
-                        pending.last = now
-                    }
-                }
-            }
-            if let first = pending.first {
-                let now = Self.monotonic()
-                if now >= pending.last + quiet || now >= first + Self.maximumDelay.nanoseconds {
-                    emit(pending)
-                    pending = Pending()
-                }
-            }
+    /// inotify has events: adds them to the burst and moves its end (`quiet` after the last event, at most
+    /// `maximumDelay` after the first).
+    private func readEvents() {
+        let batch = Inotify.read(inotifyFD)
+        guard !batch.isEmpty else { return }
+        let due: Int64? = pending.withLock { p in
+            handle(batch, table: table, into: &p)
+            guard !p.isEmpty else { return nil }
+            let now = EventLoop.monotonic()
+            if p.first == nil { p.first = now }
+            p.last = now
+            return min(p.last + quiet, p.first! + Self.maximumDelay.nanoseconds)
         }
-        close(inotifyFD)
-        close(wakeFD)
-        continuation.finish()
+        if let due, let burstEnd = sources.withLock({ $0.burstEnd }) { loop.setDeadline(burstEnd, at: due) }
+    }
+
+    /// The burst went quiet (or lasted too long): reports it.
+    private func endBurst() {
+        let burst = pending.withLock { p in
+            defer { p = Pending() }
+            return p
+        }
+        emit(burst)
     }
 
     private func emit(_ pending: Pending) {
@@ -195,11 +203,5 @@ public final class FileWatcher: Sendable {
     /// `*.conf`, not hidden: editors' temporary files (".x.conf.swp", ".#x.conf", "x.conf~") do not count.
     static func isReminderFile(_ name: String) -> Bool {
         !name.hasPrefix(".") && name.hasSuffix(".conf") && name.count > 5
-    }
-
-    private static func monotonic() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 }

@@ -3,12 +3,12 @@ import Glibc
 import Synchronization
 
 /// The timer backend on Linux timerfds: two timerfds in all, one per clock, each armed at the earliest deadline of
-/// its clock's timers, waited on by one thread in `epoll_wait`.
+/// its clock's timers, watched by an `EventLoop`.
 ///
 /// The realtime timerfd has CANCEL_ON_SET and, with no realtime timer armed, waits at a moment far in the future: it
-/// also reports clock steps and resumes, as `.clockChanged`. With nothing due the thread sleeps in the kernel with no
+/// also reports clock steps and resumes, as `.clockChanged`. With nothing due the loop sleeps in the kernel with no
 /// timeout, so an idle daemon causes no wakeups. `arm` and `disarm` may be called from any thread. Call `stop()` when
-/// done: the thread keeps the backend alive until then.
+/// done: the loop keeps the backend alive until then.
 public final class KernelTimerBackend: TimerBackend {
     /// The most timers that can be armed at once: the scheduler's window of 64, and its timer for held
     /// notifications.
@@ -20,17 +20,17 @@ public final class KernelTimerBackend: TimerBackend {
         /// at `farFuture`).
         var armedAt: [KernelClock: Int64] = [:]
         var stopped = false
-        var simulatedClockChanges = 0
+        /// The two timerfds' places in the loop.
+        var watches: [EventLoop.Token] = []
     }
 
     /// Far enough ahead never to fire (2116); near enough that the kernel accepts it as a valid time.
     private static let farFuture: Int64 = 1 << 62
 
     private let state = Mutex(State())
-    private let epollFD: Int32
-    /// Wakes the thread for `stop()` and `simulateClockChange()`. Arming needs no wakeup: `timerfd_settime` changes
-    /// what `epoll_wait` is blocked on.
-    private let wakeFD: Int32
+    private let loop: EventLoop
+    /// Whether `loop` was made for this backend alone (and is stopped with it).
+    private let ownsLoop: Bool
     private let realtimeFD: Int32
     private let boottimeFD: Int32
     private let continuation: AsyncStream<TimerEvent>.Continuation
@@ -38,30 +38,37 @@ public final class KernelTimerBackend: TimerBackend {
     /// Firings and clock changes, in the order observed. One consumer; finishes after `stop()`.
     public let events: AsyncStream<TimerEvent>
 
-    /// Creates the epoll set and the two timerfds, and starts the timer thread.
-    public init() throws(SystemError) {
+    /// Creates the two timerfds and watches them on `loop` (a loop of its own when nil).
+    public init(loop: EventLoop? = nil) throws(SystemError) {
         var opened: [Int32] = []
         do throws(SystemError) {
-            let epollFD = try Epoll.create()
-            opened.append(epollFD)
-            let wakeFD = try EventFD.create()
-            opened.append(wakeFD)
             let realtimeFD = try TimerFD.create(.realtime)
             opened.append(realtimeFD)
             let boottimeFD = try TimerFD.create(.boottime)
             opened.append(boottimeFD)
             try TimerFD.arm(realtimeFD, clock: .realtime, deadline: Self.farFuture)
-            for fd in [wakeFD, realtimeFD, boottimeFD] { try Epoll.add(epollFD, fd) }
-            self.epollFD = epollFD
-            self.wakeFD = wakeFD
             self.realtimeFD = realtimeFD
             self.boottimeFD = boottimeFD
+            if let loop { self.loop = loop } else { self.loop = try EventLoop(name: "aviso-timers") }
         } catch {
             for fd in opened { close(fd) }
             throw error
         }
+        ownsLoop = loop == nil
         (events, continuation) = AsyncStream.makeStream(of: TimerEvent.self, bufferingPolicy: .unbounded)
-        KernelThread.spawn(name: "aviso-timers") { self.run() }
+        do throws(SystemError) {
+            let realtime = try self.loop.watch(realtimeFD) { _ in self.realtimeReady() }
+            state.withLock { $0.watches.append(realtime) }
+            let boottime = try self.loop.watch(boottimeFD) { _ in
+                _ = try? TimerFD.read(self.boottimeFD)
+                self.fireDue(on: .boottime)
+            }
+            state.withLock { $0.watches.append(boottime) }
+        } catch {
+            shutDown()
+            if ownsLoop { self.loop.stop() }
+            throw error
+        }
     }
 
     /// Arms (or re-arms, replacing) the timer `spec.id` at the absolute deadline on its clock.
@@ -100,23 +107,21 @@ public final class KernelTimerBackend: TimerBackend {
     /// How many timers are armed and have not fired.
     public var armedCount: Int { state.withLock { $0.byID.count } }
 
-    /// Stops the thread, closes the timerfds and finishes `events`. Idempotent.
+    /// Stops watching, closes the timerfds and finishes `events`; returns when that is done. Idempotent.
     public func stop() {
-        // Signalled under the lock: the thread closes wakeFD under it too, so the fd cannot be closed (or reused)
-        // between the check and the write.
-        state.withLock { s in
-            if s.stopped { return }
-            s.stopped = true
-            EventFD.signal(wakeFD)
+        let first = state.withLock { s in
+            defer { s.stopped = true }
+            return !s.stopped
         }
+        guard first else { return }
+        loop.executeAndWait { self.shutDown() }
+        if ownsLoop { loop.stop() }
     }
 
-    /// For tests: emits `.clockChanged` through the same path as a real clock step, which needs CAP_SYS_TIME.
+    /// For tests: emits `.clockChanged` from the loop, as a real clock step (which needs CAP_SYS_TIME) would.
     public func simulateClockChange() {
-        state.withLock { s in
-            if s.stopped { return }
-            s.simulatedClockChanges += 1
-            EventFD.signal(wakeFD)
+        loop.execute {
+            if !self.state.withLock({ $0.stopped }) { self.continuation.yield(.clockChanged) }
         }
     }
 
@@ -136,63 +141,36 @@ public final class KernelTimerBackend: TimerBackend {
         s.armedAt[clock] = earliest
     }
 
-    private func run() {
-        while true {
-            let ready: [Int32]
-            do {
-                ready = try Epoll.wait(epollFD).map(\.fd)
-            } catch {
-                // epoll_wait with valid arguments only fails with EINTR, which is retried; anything else is a bug.
-                fatalError("timer thread: \(error)")
-            }
-            var clocks: [KernelClock] = []
-            for fd in ready {
-                if fd == wakeFD {
-                    EventFD.drain(wakeFD)
-                    let simulated = state.withLock { s in
-                        defer { s.simulatedClockChanges = 0 }
-                        return s.simulatedClockChanges
-                    }
-                    if simulated > 0 { continuation.yield(.clockChanged) }
-                } else if fd == realtimeFD {
-                    if (try? TimerFD.read(realtimeFD)) == .clockChanged {
-                        // The read that reports the step also drops an expiration not read yet: `fireDue` below
-                        // looks at the clock for that. The timerfd stays armed on the kernels tested (the suite's
-                        // real-step test passes without this), and is set again all the same, at one syscall a step.
-                        state.withLock { s in
-                            do { try rearm(.realtime, in: &s, force: true) } catch {
-                                Log.error("cannot set the realtime timer again after a clock change: \(error)")
-                            }
-                        }
-                        continuation.yield(.clockChanged)
-                    }
-                    clocks.append(.realtime)
-                } else if fd == boottimeFD {
-                    _ = try? TimerFD.read(boottimeFD)
-                    clocks.append(.boottime)
+    /// The realtime timerfd fired, or reported a clock change.
+    private func realtimeReady() {
+        if (try? TimerFD.read(realtimeFD)) == .clockChanged {
+            // The read that reports the step also drops an expiration not read yet: `fireDue` below looks at the
+            // clock for that. The timerfd stays armed on the kernels tested (the suite's real-step test passes
+            // without this), and is set again all the same, at one syscall a step.
+            state.withLock { s in
+                if s.stopped { return }
+                do { try rearm(.realtime, in: &s, force: true) } catch {
+                    Log.error("cannot set the realtime timer again after a clock change: \(error)")
                 }
             }
-            fireDue(on: clocks)
-            if state.withLock({ $0.stopped }) { break }
+            continuation.yield(.clockChanged)
         }
-        shutDown()
+        fireDue(on: .realtime)
     }
 
-    /// Reports every timer of `clocks` whose deadline has come, in deadline order, and sets each timerfd to what
-    /// is left. A wake for a timer disarmed or moved meanwhile finds nothing due, and changes nothing.
-    private func fireDue(on clocks: [KernelClock]) {
-        guard !clocks.isEmpty else { return }
+    /// Reports every timer of `clock` whose deadline has come, in deadline order, and sets its timerfd to what is
+    /// left. A wake for a timer disarmed or moved meanwhile finds nothing due, and changes nothing.
+    private func fireDue(on clock: KernelClock) {
         let fired: [TimerSpec] = state.withLock { s in
+            if s.stopped { return [] }
+            let now = KernelClocks.read(clock == .realtime ? CLOCK_REALTIME : CLOCK_BOOTTIME)
             var fired: [TimerSpec] = []
-            for clock in clocks {
-                let now = KernelClocks.read(clock == .realtime ? CLOCK_REALTIME : CLOCK_BOOTTIME)
-                for spec in s.byID.values where spec.clock == clock && spec.deadline <= now {
-                    fired.append(spec)
-                    s.byID[spec.id] = nil
-                }
-                do { try rearm(clock, in: &s) } catch {
-                    Log.error("cannot set the \(clock) timer after a firing: \(error)")
-                }
+            for spec in s.byID.values where spec.clock == clock && spec.deadline <= now {
+                fired.append(spec)
+                s.byID[spec.id] = nil
+            }
+            do { try rearm(clock, in: &s) } catch {
+                Log.error("cannot set the \(clock) timer after a firing: \(error)")
             }
             return fired
         }
@@ -202,13 +180,14 @@ public final class KernelTimerBackend: TimerBackend {
     }
 
     private func shutDown() {
+        for token in state.withLock({ $0.watches }) { loop.unwatch(token) }
         state.withLock { s in
+            s.stopped = true
             s.byID = [:]
-            close(wakeFD)
+            // Closed under the lock: `arm` sets them under it.
+            close(realtimeFD)
+            close(boottimeFD)
         }
-        close(realtimeFD)
-        close(boottimeFD)
-        close(epollFD)
         continuation.finish()
     }
 }

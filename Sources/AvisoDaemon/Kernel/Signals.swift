@@ -1,9 +1,10 @@
 internal import CKernel
 import Glibc
+import Synchronization
 
 /// Delivers process signals (SIGTERM, SIGINT, SIGHUP) as an async sequence instead of to a handler.
 ///
-/// The signals are blocked and read from a signalfd on a dedicated thread. This was chosen over
+/// The signals are blocked and read from a signalfd that an `EventLoop` watches. This was chosen over
 /// `DispatchSource.makeSignalSource` + `SIG_IGN` because a blocked signal stays pending until read, so one that
 /// arrives before the consumer starts iterating is not lost, and because no handler runs on an arbitrary thread
 /// interrupting its system calls with EINTR.
@@ -14,63 +15,47 @@ import Glibc
 public final class Signals: Sendable {
     /// Each received signal number, in arrival order. One consumer; it lives as long as the process.
     public let events: AsyncStream<Int32>
+    private let continuation: AsyncStream<Int32>.Continuation
+    private let fd: Int32
+    private let watched = Mutex(false)
 
-    /// The reading thread's kernel id. A signal sent to this thread alone (tgkill) is read like one sent to the
-    /// process; tests use that, since a test process has an unblocked main thread that would take the latter.
-    let readerThreadID: pid_t
-
-    /// Blocks `signals` in the calling thread and starts the thread that reads them.
+    /// Blocks `signals` in the calling thread and opens the signalfd that reads them; nothing is read until
+    /// `watch(on:)`, and what arrives before stays pending.
     public init(_ signals: [Int32]) {
         var set = sigset_t()
         sigemptyset(&set)
         for s in signals { sigaddset(&set, s) }
         let rc = pthread_sigmask(SIG_BLOCK, &set, nil)
         precondition(rc == 0, "pthread_sigmask failed with \(Errno(rawValue: rc))")
-        let fd: Int32
         do {
-            fd = try syscall("signalfd") { signalfd(-1, &set, Int32(SFD_CLOEXEC)) }
+            fd = try syscall("signalfd") { signalfd(-1, &set, Int32(SFD_CLOEXEC | SFD_NONBLOCK)) }
         } catch {
             // Only EMFILE/ENFILE/ENOMEM can happen here, at startup: the daemon cannot run without stop signals.
             fatalError("cannot receive signals: \(error)")
         }
-        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .unbounded)
-        events = stream
-        // The reader's thread id is known only once it runs; waiting for it costs microseconds, once.
-        let handshake = Handshake()
-        KernelThread.spawn(name: "aviso-signals") {
-            handshake.tid.pointee = aviso_gettid()
-            sem_post(handshake.started)
-            var info = signalfd_siginfo()
-            while true {
-                let n: Int
-                do {
-                    n = try syscall("read") { Glibc.read(fd, &info, MemoryLayout<signalfd_siginfo>.size) }
-                } catch {
-                    Log.error("signals can no longer be received: \(error)")
-                    continuation.finish()
-                    return
-                }
-                // The kernel only hands out whole signalfd_siginfo records.
-                guard n == MemoryLayout<signalfd_siginfo>.size else { continue }
-                continuation.yield(Int32(bitPattern: info.ssi_signo))
-            }
-        }
-        while sem_wait(handshake.started) != 0 {}
-        readerThreadID = handshake.tid.pointee
-        handshake.release()
+        (events, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .unbounded)
     }
 
-    /// Memory shared with the new thread until it has reported its id; the semaphore orders the accesses.
-    private struct Handshake: @unchecked Sendable {
-        let started = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-        let tid = UnsafeMutablePointer<pid_t>.allocate(capacity: 1)
+    /// Reads the signals on `loop` from now on, for the life of the process. Once only.
+    public func watch(on loop: EventLoop) throws(SystemError) {
+        precondition(!watched.withLock { w in defer { w = true }; return w }, "Signals.watch called twice")
+        _ = try loop.watch(fd) { _ in self.readAll() }
+    }
 
-        init() { sem_init(started, 0, 0) }
-
-        func release() {
-            sem_destroy(started)
-            started.deallocate()
-            tid.deallocate()
+    private func readAll() {
+        var info = signalfd_siginfo()
+        while true {
+            let n: Int
+            do {
+                n = try syscall("read") { Glibc.read(fd, &info, MemoryLayout<signalfd_siginfo>.size) }
+            } catch {
+                // EAGAIN: all read. Nothing else is expected of a valid signalfd.
+                if error.errno != .wouldBlock { Log.error("reading signals: \(error)") }
+                return
+            }
+            // The kernel only hands out whole signalfd_siginfo records.
+            guard n == MemoryLayout<signalfd_siginfo>.size else { return }
+            continuation.yield(Int32(bitPattern: info.ssi_signo))
         }
     }
 }

@@ -442,12 +442,9 @@ public actor Scheduler {
         }
     }
 
-    /// Pings the systemd watchdog from this actor, so a stuck scheduler stops pinging.
-    public func watchdogLoop(every interval: Span) async {
-        while !Task.isCancelled {
-            systemd.watchdog()
-            await TaskThreads.sleep(for: interval)
-        }
+    /// Pings the systemd watchdog from this actor, so a stuck scheduler stops pinging (`WatchdogTick` asks).
+    public func pingWatchdog() {
+        systemd.watchdog()
     }
 
     /// Stops running content hooks and closes the database at shutdown; nothing may use the scheduler afterwards.
