@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "AvisoCoreTests", dependencies: ["AvisoCore", "AvisoTestSupport"]),
         .testTarget(name: "AvisoProtocolTests", dependencies: ["AvisoProtocol", "AvisoTestSupport"]),
         .testTarget(name: "AvisoDaemonTests", dependencies: [
-            "AvisoDaemon", "AvisoTestSupport", "CKernel", "avisod", "avisoctl", "aviso-test-notifyd", "aviso-test-logind",
+            "AvisoDaemon", "AvisoTestSupport", "CKernel", "CNotify", "avisod", "avisoctl", "aviso-test-notifyd", "aviso-test-logind",
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["AvisoTestSupport", "avisod", "avisoctl"]),
     ],

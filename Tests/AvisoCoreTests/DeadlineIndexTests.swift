@@ -1,4 +1,5 @@
 import AvisoCore
+import AvisoTestSupport
 import Testing
 
 /// `DeadlineIndex` keeps the model ordered as it changes: at every step its window is `WindowPlanner.plan`'s, with

@@ -1,4 +1,5 @@
 import AvisoCore
+import AvisoTestSupport
 import Testing
 
 struct WindowPlannerTests {
@@ -137,18 +138,5 @@ struct WindowPlannerTests {
         #expect(reference.armed.count == 64)
         // Armed deadlines never go backwards.
         #expect(zip(reference.armed, reference.armed.dropFirst()).allSatisfy { $0.deadline <= $1.deadline })
-    }
-}
-
-/// A tiny deterministic generator, so shuffles are reproducible.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

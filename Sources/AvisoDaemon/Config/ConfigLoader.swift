@@ -1,7 +1,6 @@
 import AvisoCore
 import AvisoProtocol
 import Glibc
-internal import CNotify
 
 /// Reads `aviso.conf` (GLib key-file format) into a `Configuration`.
 ///
@@ -53,36 +52,33 @@ public enum ConfigLoader {
     /// the prompt program are looked up in.
     static func parse(_ bytes: [UInt8], file: String, environment: [String: String] = [:]) -> ConfigLoadResult {
         var problems = ProblemCollector(file: file)
-        let lines = KeyFileLines(bytes)
-        if let line = lines.firstBinaryLine {
+        let keyFile = KeyFile(bytes)
+        if let line = keyFile.binaryLine {
             problems.error(line, "the file is not UTF-8 text (line \(line) has invalid bytes); is it a configuration file?")
             return result(nil, problems)
         }
-        guard let keyFile = KeyFile(bytes) else { return result(nil, problems) }
-        defer { keyFile.free() }
-        if let why = keyFile.loadError {
-            let line = lines.firstBadLine
-            problems.error(line, "syntax error: \(why); lines must be [Group], Key=Value or # comments")
+        if let syntax = keyFile.error {
+            problems.error(syntax.line, "syntax error: \(syntax.message); lines must be [Group], Key=Value or # comments")
             return result(nil, problems)
         }
 
         var configuration = Configuration.defaults
         var priorities: [String: Int] = [:]
         var budgets: [Int: Int] = [:]
-        configuration.groups.read(keyFile, lines: lines, file: file, into: &problems) {
+        configuration.groups.read(keyFile, file: file, into: &problems) {
             ProgramPath.problem($0, path: environment["PATH"])
         }
         for group in keyFile.groups() where !PresentationGroups.handles(group) {
             let isOpen = openGroups.contains(group)
             guard isOpen || knownKeys[group] != nil else {
-                problems.warning(lines.line(ofGroup: group), """
+                problems.warning(keyFile.line(ofGroup: group), """
                     unknown group [\(group)] is ignored (known: [Scheduler], [Delivery], [Priorities], [Budgets], \
                     [Quiet], [Summary], [Privacy], [Prompt], [Events], [Action NAME], [Category NAME])
                     """)
                 continue
             }
             for key in keyFile.keys(in: group) {
-                let line = lines.line(ofKey: key, in: group)
+                let line = keyFile.line(ofKey: key, in: group)
                 let value = (keyFile.value(group, key) ?? "").trimmed()
                 switch group {
                 case "Priorities":
@@ -168,7 +164,7 @@ public enum ConfigLoader {
         }
         configuration.priorities = PriorityRules.shipped.merging(PriorityRules(prefixes: priorities, budgets: budgets))
         if problems.errors.isEmpty && configuration.retryInitial > configuration.retryMaximum {
-            problems.error(lines.line(ofKey: "RetryInitial", in: "Delivery"), """
+            problems.error(keyFile.line(ofKey: "RetryInitial", in: "Delivery"), """
                 [Delivery] RetryInitial=\(TimeSpan.format(configuration.retryInitial)) is longer than \
                 RetryMaximum=\(TimeSpan.format(configuration.retryMaximum)); make RetryMaximum at least RetryInitial
                 """)

@@ -1,69 +1,251 @@
-internal import CNotify
-
-/// A parsed GLib key file (GKeyFile): groups, keys and raw values, nothing more.
+/// A key file (the format of aviso.conf and of reminder files, GLib's `GKeyFile` format), read in one pass over its
+/// bytes: groups, keys, raw values, and the line each comes from.
 ///
-/// Owned by one caller for the duration of one parse; call `free()` when done.
+/// The rules are GKeyFile's, checked against it by `KeyFileTests` on generated text: lines end at `\n` (one `\r`
+/// before it is dropped); leading ASCII white space is skipped; blank lines and `#` lines are comments; `[NAME]` (white
+/// space after the `]` allowed) starts or re-opens a group, NAME without `[`, `]` or control characters; `KEY=VALUE`
+/// belongs to the group above it, KEY without `[` or `]` except a `[locale]` suffix, not starting or ending with a
+/// space, VALUE with its leading white space skipped. A key given twice keeps its last value. `Encoding=` in the first
+/// group must say UTF-8. Every translation (`Key[de]=`) is kept, whatever the locale, so that it is warned about
+/// the same way for everybody; GKeyFile drops those of languages other than the user's.
+///
+/// The first line that breaks a rule makes the whole text unreadable (`error`), as it does for GKeyFile; unlike
+/// GKeyFile, the error names its line.
 struct KeyFile {
-    private let handle: OpaquePointer
-    /// GLib's message when the text did not parse; the other accessors then see an empty file.
-    let loadError: String?
-
-    /// Parses `bytes`; nil only if GLib could not allocate a key file.
-    init?(_ bytes: [UInt8]) {
-        guard let handle = g_key_file_new() else { return nil }
-        self.handle = handle
-        var error: UnsafeMutablePointer<GError>?
-        // A terminating NUL, outside the given length, so even empty text has a valid pointer.
-        let data = bytes.map { CChar(bitPattern: $0) } + [0]
-        let loaded = data.withUnsafeBufferPointer { chars in
-            g_key_file_load_from_data(handle, chars.baseAddress, gsize(bytes.count), G_KEY_FILE_NONE, &error)
-        }
-        if loaded == 0 {
-            loadError = error.map { String(cString: $0.pointee.message) } ?? "the file could not be parsed"
-        } else {
-            loadError = nil
-        }
-        if let error { g_error_free(error) }
+    /// Why the text is not a key file: the first line that breaks a rule, and which rule.
+    struct SyntaxError {
+        var line: Int
+        var message: String
     }
 
-    func free() { g_key_file_free(handle) }
-
-    /// The groups, in file order.
-    func groups() -> [String] {
-        var count: gsize = 0
-        return strings(g_key_file_get_groups(handle, &count))
+    private struct Entry {
+        var key: String
+        var value: Range<Int>
+        var line: Int
     }
 
-    /// The keys of `group`, in file order (localised keys such as `Key[de]` included).
+    private struct Group {
+        var name: String
+        var line: Int
+        var entries: [Entry] = []
+        /// Key → entry, once the group has more keys than a linear search should look through.
+        var index: [String: Int]?
+
+        func find(_ key: String) -> Int? {
+            if let index { return index[key] }
+            return entries.firstIndex { $0.key == key }
+        }
+
+        mutating func set(_ key: String, _ value: Range<Int>, line: Int) {
+            if let i = find(key) {
+                entries[i].value = value
+                entries[i].line = line
+                return
+            }
+            entries.append(Entry(key: key, value: value, line: line))
+            if index != nil {
+                index![key] = entries.count - 1
+            } else if entries.count > 16 {
+                index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.key, $0) })
+            }
+        }
+    }
+
+    private let bytes: [UInt8]
+    private var groupList: [Group] = []
+    private var groupIndex: [String: Int] = [:]
+    /// The first line that breaks a rule; the accessors then see what came before it.
+    private(set) var error: SyntaxError?
+    /// The first line that is not valid UTF-8 or holds a NUL byte; nothing is read when there is one.
+    private(set) var binaryLine: Int?
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        // Most files are text throughout: then no line needs checking on its own.
+        if bytes.contains(0) || String(validating: bytes, as: UTF8.self) == nil {
+            binaryLine = Self.firstBinaryLine(bytes)
+            return
+        }
+        read()
+    }
+
+    /// Reads the lines into groups, up to the first that breaks a rule.
+    private mutating func read() {
+        var number = 0
+        var lineStart = 0
+        var current: Int?
+        while lineStart < bytes.count {
+            var end = lineStart
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+            defer { lineStart = end + 1 }
+            number += 1
+            var last = end
+            // Only a line that a newline ends loses its \r (the last line keeps it, as in GKeyFile).
+            if end < bytes.count, last > lineStart, bytes[last - 1] == UInt8(ascii: "\r") { last -= 1 }
+            var first = lineStart
+            while first < last, Self.isSpace(bytes[first]) { first += 1 }
+            if first == last || bytes[first] == UInt8(ascii: "#") { continue }
+            if bytes[first] == UInt8(ascii: "["), let close = groupHeaderEnd(first, last) {
+                let name = bytes[(first + 1)..<close]
+                guard !name.isEmpty, !name.contains(where: { $0 == UInt8(ascii: "[") || Self.isControl($0) }) else {
+                    return fail(number, "[\(Self.text(name))] is not a group name: it may not be empty or hold '[', ']' or control characters")
+                }
+                let text = Self.text(name)
+                if let existing = groupIndex[text] {
+                    current = existing
+                } else {
+                    groupIndex[text] = groupList.count
+                    current = groupList.count
+                    groupList.append(Group(name: text, line: number))
+                }
+                continue
+            }
+            guard bytes[first] != UInt8(ascii: "="), let equals = bytes[first..<last].firstIndex(of: UInt8(ascii: "=")) else {
+                return fail(number, "'\(Self.text(bytes[first..<last], limit: 60))' is not a [group] header, a Key=Value pair or a # comment")
+            }
+            guard let group = current else {
+                return fail(number, "'\(Self.text(bytes[first..<last], limit: 60))' comes before the first [group] header")
+            }
+            var keyEnd = equals
+            while keyEnd > first, Self.isSpace(bytes[keyEnd - 1]) { keyEnd -= 1 }
+            let key = bytes[first..<keyEnd]
+            guard Self.isKeyName(key) else {
+                return fail(number, "'\(Self.text(key))' is not a key name: it may not begin or end with a space, or hold '[' or ']' "
+                    + "other than in a [locale] suffix")
+            }
+            var valueStart = equals + 1
+            while valueStart < last, Self.isSpace(bytes[valueStart]) { valueStart += 1 }
+            let keyText = Self.text(key)
+            if group == 0, keyText == "Encoding", !Self.isUTF8Name(bytes[valueStart..<last]) {
+                return fail(number, "Encoding=\(Self.text(bytes[valueStart..<last])) is not supported: the file must be UTF-8")
+            }
+            groupList[group].set(keyText, valueStart..<last, line: number)
+        }
+    }
+
+    private mutating func fail(_ line: Int, _ message: String) {
+        error = SyntaxError(line: line, message: message)
+    }
+
+    // MARK: Reading
+
+    /// The groups, in the order they first appear.
+    func groups() -> [String] { groupList.map(\.name) }
+
+    /// The keys of `group`, in the order they first appear (translations such as `Key[de]` included).
     func keys(in group: String) -> [String] {
-        var count: gsize = 0
-        return strings(g_key_file_get_keys(handle, group, &count, nil))
+        groupIndex[group].map { groupList[$0].entries.map(\.key) } ?? []
     }
 
-    /// The raw value of `key` in `group`, escapes not interpreted.
+    /// The raw value of `key` in `group` (its last), escapes not interpreted.
     func value(_ group: String, _ key: String) -> String? {
-        guard let raw = g_key_file_get_value(handle, group, key, nil) else { return nil }
-        defer { g_free(raw) }
-        return String(cString: raw)
+        entry(group, key).map { Self.text(bytes[$0.value]) }
     }
 
-    /// The value of `key` in `group` with escapes (`\n`, `\t`, `\\`, `\s`) interpreted; nil if absent or if an
-    /// escape is invalid.
+    /// The value of `key` in `group` with escapes (`\n`, `\t`, `\r`, `\s`, `\\`) interpreted; nil if absent. Any
+    /// other backslash stays as written (`C:\dir`), as GKeyFile 2.74 keeps it, and so does one that ends the value,
+    /// which GKeyFile drops.
     func string(_ group: String, _ key: String) -> String? {
-        guard let raw = g_key_file_get_string(handle, group, key, nil) else { return nil }
-        defer { g_free(raw) }
-        return String(cString: raw)
+        guard let entry = entry(group, key) else { return nil }
+        let raw = bytes[entry.value]
+        guard raw.contains(UInt8(ascii: "\\")) else { return Self.text(raw) }
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var i = raw.startIndex
+        while i < raw.endIndex {
+            let b = raw[i]
+            i += 1
+            guard b == UInt8(ascii: "\\") else {
+                out.append(b)
+                continue
+            }
+            guard i < raw.endIndex else {
+                out.append(b)
+                break
+            }
+            switch raw[i] {
+            case UInt8(ascii: "s"): out.append(UInt8(ascii: " "))
+            case UInt8(ascii: "n"): out.append(UInt8(ascii: "\n"))
+            case UInt8(ascii: "t"): out.append(UInt8(ascii: "\t"))
+            case UInt8(ascii: "r"): out.append(UInt8(ascii: "\r"))
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+            default: out += [b, raw[i]]
+            }
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func strings(_ vector: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
-        guard let vector else { return [] }
-        defer { g_strfreev(vector) }
-        var result: [String] = []
-        var index = 0
-        while let item = vector[index] {
-            result.append(String(cString: item))
-            index += 1
+    /// The line of the `[group]` header (its first).
+    func line(ofGroup group: String) -> Int? { groupIndex[group].map { groupList[$0].line } }
+
+    /// The line of `key=` in `group` (its last, the one that counts); the group's line when the key is absent.
+    func line(ofKey key: String, in group: String) -> Int? {
+        entry(group, key)?.line ?? line(ofGroup: group)
+    }
+
+    private func entry(_ group: String, _ key: String) -> Entry? {
+        guard let g = groupIndex[group], let e = groupList[g].find(key) else { return nil }
+        return groupList[g].entries[e]
+    }
+
+    // MARK: Rules
+
+    /// GKeyFile's white space (`g_ascii_isspace`): space, \t, \n, \f, \r; not \v.
+    private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0C || b == 0x0D }
+
+    private static func isControl(_ b: UInt8) -> Bool { b < 0x20 || b == 0x7F }
+
+    /// Where a `[NAME]` header's `]` is, when the line from `first` to `last` is one: the first `]` followed by nothing
+    /// but spaces and tabs.
+    private func groupHeaderEnd(_ first: Int, _ last: Int) -> Int? {
+        guard let close = bytes[(first + 1)..<last].firstIndex(of: UInt8(ascii: "]")) else { return nil }
+        let rest = bytes[(close + 1)..<last]
+        return rest.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") } ? close : nil
+    }
+
+    /// A key: not empty, no `[` or `]` (and no leading or trailing space) in its name, then optionally `[locale]` of
+    /// letters, digits, `-`, `_`, `.` and `@`, at the very end.
+    private static func isKeyName(_ key: ArraySlice<UInt8>) -> Bool {
+        let nameEnd = key.firstIndex { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") } ?? key.endIndex
+        guard nameEnd > key.startIndex, key[key.startIndex] != UInt8(ascii: " "), key[nameEnd - 1] != UInt8(ascii: " ")
+        else { return false }
+        if nameEnd == key.endIndex { return true }
+        guard key[nameEnd] == UInt8(ascii: "["), key.last == UInt8(ascii: "]") else { return false }
+        let locale = String(decoding: key[(nameEnd + 1)..<(key.endIndex - 1)], as: UTF8.self)
+        return locale.unicodeScalars.allSatisfy { s in
+            switch s.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                 .decimalNumber, .letterNumber, .otherNumber:
+                true
+            default:
+                s == "-" || s == "_" || s == "." || s == "@"
+            }
         }
-        return result
+    }
+
+    /// "UTF-8" in any case of ASCII letters.
+    private static func isUTF8Name(_ value: ArraySlice<UInt8>) -> Bool {
+        value.count == 5 && zip(value, "utf-8".utf8).allSatisfy { a, b in (a >= 0x41 && a <= 0x5A ? a + 0x20 : a) == b }
+    }
+
+    private static func text(_ bytes: ArraySlice<UInt8>, limit: Int = .max) -> String {
+        guard bytes.count > limit else { return String(decoding: bytes, as: UTF8.self) }
+        // Cut at a character boundary, not inside one.
+        let cut = String(decoding: bytes, as: UTF8.self).prefix(limit)
+        return cut + "…"
+    }
+
+    private static func firstBinaryLine(_ bytes: [UInt8]) -> Int {
+        var number = 0
+        var lineStart = 0
+        while lineStart <= bytes.count {
+            let end = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            number += 1
+            let raw = bytes[lineStart..<end]
+            if raw.contains(0) || String(validating: raw, as: UTF8.self) == nil { return number }
+            lineStart = end + 1
+        }
+        return number
     }
 }

@@ -47,23 +47,23 @@ struct PresentationGroups: Hashable, Sendable {
     /// Reads the action and category groups of `keyFile`; problems go into `problems` with their lines. `findProgram`
     /// says whether an `exec` program can be run (nil) or why not.
     mutating func read(
-        _ keyFile: KeyFile, lines: KeyFileLines, file: String, into problems: inout ProblemCollector,
+        _ keyFile: KeyFile, file: String, into problems: inout ProblemCollector,
         findProgram: (String) -> String?
     ) {
         for group in keyFile.groups() where Self.handles(group) {
             let isAction = group.hasPrefix(Self.actionPrefix)
             let name = String(group.dropFirst(isAction ? Self.actionPrefix.count : Self.categoryPrefix.count)).trimmed(" \t")
-            let groupLine = lines.line(ofGroup: group) ?? 1
+            let groupLine = keyFile.line(ofGroup: group) ?? 1
             var values: [String: (value: String, line: Int?)] = [:]
             var keyLines: [String: Int] = [:]
             for key in keyFile.keys(in: group) {
-                let line = lines.line(ofKey: key, in: group)
+                let line = keyFile.line(ofKey: key, in: group)
                 let known = isAction ? Self.actionKeys : Self.categoryKeys
                 guard known.contains(key) else {
                     problems.warning(line, "unknown key '\(key)' in [\(group)] is ignored (known: \(known.sorted().joined(separator: ", ")))")
                     continue
                 }
-                values[key] = ((keyFile.string(group, key) ?? keyFile.value(group, key) ?? "").trimmed(), line)
+                values[key] = ((keyFile.string(group, key) ?? "").trimmed(), line)
                 if let line { keyLines[key] = line }
             }
             let errorsBefore = problems.errors.count

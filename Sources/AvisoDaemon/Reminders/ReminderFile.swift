@@ -97,27 +97,22 @@ public enum ReminderFile {
                    warnings: problems.warnings + groupProblems.warnings, items: items, rejectedItems: rejectedItems,
                    presentation: presentation, groupErrors: groupProblems.errors)
         }
-        let lines = KeyFileLines(bytes)
-        if let line = lines.firstBinaryLine {
+        let keyFile = KeyFile(bytes)
+        if let line = keyFile.binaryLine {
             problems.error(line, "the file is not UTF-8 text (line \(line) has invalid bytes); is it a reminder file?")
             return done()
         }
-        guard let keyFile = KeyFile(bytes) else {
-            problems.error(nil, "the file could not be parsed (out of memory)")
+        if let syntax = keyFile.error {
+            problems.error(syntax.line, "syntax error: \(syntax.message); lines must be [Reminder NAME], Key=Value or # comments")
             return done()
         }
-        defer { keyFile.free() }
-        if let why = keyFile.loadError {
-            problems.error(lines.firstBadLine, "syntax error: \(why); lines must be [Reminder NAME], Key=Value or # comments")
-            return done()
-        }
-        presentation.read(keyFile, lines: lines, file: file, into: &groupProblems) {
+        presentation.read(keyFile, file: file, into: &groupProblems) {
             ProgramPath.problem($0, path: environment["PATH"])
         }
         for group in keyFile.groups() where !PresentationGroups.handles(group) {
-            let groupLine = lines.line(ofGroup: group)
+            let groupLine = keyFile.line(ofGroup: group)
             if group.hasPrefix(ItemBuilder.groupPrefix) {
-                switch item(group, line: groupLine, in: keyFile, lines: lines, file: file, warnings: &problems) {
+                switch item(group, line: groupLine, in: keyFile, file: file, warnings: &problems) {
                 case .success(let declared): items.append(declared)
                 case .failure(let r): rejectedItems.append(r)
                 }
@@ -139,7 +134,7 @@ public enum ReminderFile {
             }
             var values: [String: (value: String, line: Int?)] = [:]
             for key in keyFile.keys(in: group) {
-                let line = lines.line(ofKey: key, in: group)
+                let line = keyFile.line(ofKey: key, in: group)
                 guard knownKeys.contains(key) else {
                     problems.warning(line, "unknown key '\(key)' in [\(group)] is ignored (known: \(knownKeys.sorted().joined(separator: ", ")))")
                     continue
@@ -164,7 +159,7 @@ public enum ReminderFile {
     }
 
     /// One `[Item NAME]` group, or why it was refused.
-    private static func item(_ group: String, line groupLine: Int?, in keyFile: KeyFile, lines: KeyFileLines, file: String,
+    private static func item(_ group: String, line groupLine: Int?, in keyFile: KeyFile, file: String,
                              warnings: inout ProblemCollector) -> Swift.Result<DeclaredItem, Rejected> {
         let name = String(group.dropFirst(ItemBuilder.groupPrefix.count)).trimmed(" \t")
         func refused(_ line: Int?, _ message: String) -> Swift.Result<DeclaredItem, Rejected> {
@@ -179,7 +174,7 @@ public enum ReminderFile {
         }
         var values: [String: (value: String, line: Int?)] = [:]
         for key in keyFile.keys(in: group) {
-            let line = lines.line(ofKey: key, in: group)
+            let line = keyFile.line(ofKey: key, in: group)
             guard ItemBuilder.knownKeys.contains(key) else {
                 warnings.warning(line, "unknown key '\(key)' in [\(group)] is ignored (known: \(ItemBuilder.knownKeys.sorted().joined(separator: ", ")))")
                 continue
