@@ -27,9 +27,9 @@ extension CalendarSpec {
         // Any instant later than `after` shows a local time at least `after + lowest offset nearby`, so local
         // times before that cannot map after `after` (offsets change at most once a day in the tz database).
         let day = Span.seconds(86_400)
-        let offsets = [zone.offset(at: after), zone.offset(at: after + day), zone.offset(at: after + day + day)]
-        var from = afterMicros + 1 + Int64(offsets.min()!) * 1_000_000
-        let high = Int64(offsets.max()!)
+        let offsets = (zone.offset(at: after), zone.offset(at: after + day), zone.offset(at: after + day + day))
+        var from = afterMicros + 1 + Int64(min(offsets.0, offsets.1, offsets.2)) * 1_000_000
+        let high = Int64(max(offsets.0, offsets.1, offsets.2))
         var civil = CalendarSearch(spec: self, zone: nil)
         let cadence = repeatsEveryHour
         // In a repeated hour local order is not instant order, so keep the earliest instant found until no later
@@ -40,15 +40,17 @@ extension CalendarSpec {
             let seconds = CivilDateTime.floorDiv(local, 1_000_000)
             if let b = best, seconds - high > b.seconds { return b }
             let time = CivilDateTime(secondsSinceEpoch: seconds, nanosecond: Int(local - seconds * 1_000_000) * 1_000)
-            var candidates: [WallTime] = []
+            func consider(_ t: WallTime) {
+                if t > after && (best == nil || t < best!) { best = t }
+            }
             switch zone.resolve(time) {
-            case .unique(let t): candidates = [t]
-            case .gap(_, let firstAfter): candidates = [firstAfter]
+            case .unique(let t): consider(t)
+            case .gap(_, let firstAfter): consider(firstAfter)
             case .overlap(let first, let second):
                 // A fixed hour fires at its first occurrence only; once that has passed, the second is skipped.
-                candidates = cadence ? [first, second] : [first]
+                consider(first)
+                if cadence { consider(second) }
             }
-            for t in candidates where t > after && (best == nil || t < best!) { best = t }
             from = local + 1
         }
         return nil

@@ -8,25 +8,50 @@ struct CalendarSearch {
     /// Broken-down time: `year` is the full year, `mon` 0...11, `isdst` -1 (unknown), 0 or 1.
     struct TM {
         var year = 1970, mon = 0, mday = 1, hour = 0, min = 0, sec = 0, isdst = -1, wday = 4
+
+        subscript(field: Field) -> Int {
+            get {
+                switch field {
+                case .year: year
+                case .month: mon
+                case .day: mday
+                case .hour: hour
+                case .minute: min
+                case .second: sec
+                }
+            }
+            set {
+                switch field {
+                case .year: year = newValue
+                case .month: mon = newValue
+                case .day: mday = newValue
+                case .hour: hour = newValue
+                case .minute: min = newValue
+                case .second: sec = newValue
+                }
+            }
+        }
     }
 
     let spec: CalendarSpec
-    /// nil: UTC arithmetic (`timegm`).
-    let zone: ZoneRules?
+    /// The zone's rules; read only when `zoned` (else UTC arithmetic, `timegm`). Not optional, so that reading it
+    /// does not copy it (an optional's payload is copied to be unwrapped, retaining each of its arrays).
+    private let rules: ZoneRules
+    private let zoned: Bool
     /// glibc's `localtime_offset`: the offset its last `mktime` settled on, the first guess of the next one.
     private var guess = 0
 
     init(spec: CalendarSpec, zone: ZoneRules?) {
         self.spec = spec
-        self.zone = zone
+        rules = zone ?? .utc
+        zoned = zone != nil
     }
 
     private func localtime(_ t: Int64) -> TM {
-        let off = zone.map { $0.offset(at: WallTime(seconds: t)) } ?? 0
+        let (off, dst) = zoned ? rules.offsetAndDaylightSaving(atSeconds: t) : (0, false)
         let c = CivilDateTime(secondsSinceEpoch: t + Int64(off))
-        let dst = zone.map { $0.isDaylightSaving(at: WallTime(seconds: t)) } ?? false
         return TM(year: c.year, mon: c.month - 1, mday: c.day, hour: c.hour, min: c.minute, sec: c.second,
-                  isdst: zone == nil ? 0 : (dst ? 1 : 0), wday: c.weekday)
+                  isdst: dst ? 1 : 0, wday: c.weekday)
     }
 
     /// The fields read as a local time in seconds since the epoch, out-of-range fields carried (as mktime does).
@@ -41,15 +66,15 @@ struct CalendarSearch {
     mutating func mktime(_ tm: inout TM) -> Int64? {
         let l = Self.linear(tm)
         let t: Int64
-        if let zone { t = solve(l, isdst: tm.isdst, zone) } else { t = l }
+        t = zoned ? solve(l, isdst: tm.isdst) : l
         tm = localtime(t)
         return t < 0 ? nil : t
     }
 
     /// glibc `__mktime_internal` for one local time `l`.
-    private mutating func solve(_ l: Int64, isdst: Int, _ zone: ZoneRules) -> Int64 {
-        func off(_ t: Int64) -> Int64 { Int64(zone.offset(at: WallTime(seconds: t))) }
-        func dst(_ t: Int64) -> Bool { zone.isDaylightSaving(at: WallTime(seconds: t)) }
+    private mutating func solve(_ l: Int64, isdst: Int) -> Int64 {
+        func off(_ t: Int64) -> Int64 { Int64(rules.offsetAndDaylightSaving(atSeconds: t).offset) }
+        func dst(_ t: Int64) -> Bool { rules.offsetAndDaylightSaving(atSeconds: t).isDaylightSaving }
         var t = l - Int64(guess)
         var probes = 8
         var found = false
@@ -97,20 +122,20 @@ struct CalendarSearch {
         for _ in 0..<1000 {
             _ = mktime(&c)
             c.isdst = -1
-            var r = match(spec.year, &c, \.year)
+            var r = match(spec.year, &c, .year)
             if r > 0 { c.mon = 0; c.mday = 1; c.hour = 0; c.min = 0; c.sec = 0; us = 0 }
             if r < 0 { return nil }
             if withinBounds(&c) <= 0 { return nil }
 
             c.mon += 1
-            r = match(spec.month, &c, \.mon)
+            r = match(spec.month, &c, .month)
             c.mon -= 1
             if r > 0 { c.mday = 1; c.hour = 0; c.min = 0; c.sec = 0; us = 0 }
             if r >= 0 { r = withinBounds(&c) }
             if r < 0 { c.year += 1; c.mon = 0; c.mday = 1; c.hour = 0; c.min = 0; c.sec = 0; us = 0; continue }
             if r == 0 { continue }
 
-            r = match(spec.day, &c, \.mday)
+            r = match(spec.day, &c, .day)
             if r > 0 { c.hour = 0; c.min = 0; c.sec = 0; us = 0 }
             if r >= 0 { r = withinBounds(&c) }
             if r < 0 { c.mon += 1; c.mday = 1; c.hour = 0; c.min = 0; c.sec = 0; us = 0; continue }
@@ -122,20 +147,20 @@ struct CalendarSearch {
                 if !ok { c.mday += 1; c.hour = 0; c.min = 0; c.sec = 0; us = 0; continue }
             }
 
-            r = match(spec.hour, &c, \.hour)
+            r = match(spec.hour, &c, .hour)
             if r > 0 { c.min = 0; c.sec = 0; us = 0 }
             if r >= 0 { r = withinBounds(&c) }
             if r < 0 { c.mday += 1; c.hour = 0; c.min = 0; c.sec = 0; us = 0; continue }
             if r == 0 { continue }
 
-            r = match(spec.minute, &c, \.min)
+            r = match(spec.minute, &c, .minute)
             if r > 0 { c.sec = 0; us = 0 }
             if r >= 0 { r = withinBounds(&c) }
             if r < 0 { c.hour += 1; c.min = 0; c.sec = 0; us = 0; continue }
             if r == 0 { continue }
 
             c.sec = c.sec * 1_000_000 + us
-            r = match(spec.microsecond, &c, \.sec)
+            r = match(spec.microsecond, &c, .second)
             us = c.sec % 1_000_000
             c.sec /= 1_000_000
             if r >= 0 { r = withinBounds(&c) }
@@ -146,13 +171,16 @@ struct CalendarSearch {
         return nil
     }
 
+    /// A field of `TM` that `match` moves.
+    enum Field {
+        case year, month, day, hour, minute, second
+    }
+
     /// systemd's `find_matching_component`: -1 none, 0 unchanged, 1 moved forward.
-    private mutating func match(_ chain: [CalendarComponent]?, _ tm: inout TM, _ field: WritableKeyPath<TM, Int>)
-        -> Int
-    {
+    private mutating func match(_ chain: [CalendarComponent]?, _ tm: inout TM, _ field: Field) -> Int {
         guard let chain else { return 0 }
-        let val = tm[keyPath: field]
-        let endOfMonth = spec.endOfMonth && field == \TM.mday
+        let val = tm[field]
+        let endOfMonth = spec.endOfMonth && field == .day
         var d = -1
         var set = false
         for comp in chain {
@@ -171,7 +199,7 @@ struct CalendarSearch {
             }
         }
         guard set else { return -1 }
-        tm[keyPath: field] = d
+        tm[field] = d
         return val != d ? 1 : 0
     }
 
@@ -212,7 +240,7 @@ struct CalendarSearch {
     /// systemd's `calendar_spec_next_usec_impl`: the first elapse at or after `fromMicros` (µs since the epoch).
     mutating func next(fromMicros us: Int64) -> Int64? {
         let t = CivilDateTime.floorDiv(us, 1_000_000)
-        if zone != nil { guess = zone!.offset(at: WallTime(seconds: t)) }
+        if zoned { guess = rules.offsetAndDaylightSaving(atSeconds: t).offset }
         let tm = localtime(t)
         guard let next = findNext(tm, usec: Int(us - t * 1_000_000)) else { return nil }
         var found = next.0

@@ -28,6 +28,8 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
     private let transitionTypes: [Int]
     private let types: [LocalType]
     private let footer: PosixTimeZone?
+    /// From this instant on (seconds since the epoch) the footer's rule decides: the last transition, or never.
+    private let footerFrom: Int64
 
     private init(name: String, transitions: [Int64], transitionTypes: [Int], types: [LocalType], footer: PosixTimeZone?) {
         self.name = name
@@ -35,6 +37,7 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
         self.transitionTypes = transitionTypes
         self.types = types
         self.footer = footer
+        footerFrom = footer == nil ? .max : (transitions.last ?? .min)
     }
 
     /// Reads the rules from the bytes of a TZif file (/usr/share/zoneinfo/NAME), versions 1 to 4.
@@ -63,13 +66,12 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
     /// The zone's name.
     public var description: String { name }
 
-    private func localType(atSeconds s: Int64) -> LocalType {
-        if let footer, transitions.isEmpty || s >= transitions[transitions.count - 1] {
-            let z = footer.zone(at: s)
-            return LocalType(offset: z.offset, isDST: z.offset != footer.standard.offset, abbreviation: z.abbreviation)
-        }
+    /// Which of `types` is in force at `s` seconds since the epoch; nil when the footer's rule decides (after the last
+    /// transition).
+    private func typeIndex(atSeconds s: Int64) -> Int? {
+        if s >= footerFrom { return nil }
         // RFC 8536: before the first transition, the first local time type applies.
-        guard let first = transitions.first, s >= first else { return types[0] }
+        guard let first = transitions.first, s >= first else { return 0 }
         // The last transition at or before s.
         var lo = 0
         var hi = transitions.count
@@ -77,17 +79,36 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
             let mid = (lo + hi) / 2
             if transitions[mid] <= s { lo = mid } else { hi = mid }
         }
-        return types[transitionTypes[lo]]
+        return transitionTypes[lo]
+    }
+
+    private func localType(atSeconds s: Int64) -> LocalType {
+        if let i = typeIndex(atSeconds: s) { return types[i] }
+        let (z, isDST) = footerZone(atSeconds: s)
+        return LocalType(offset: z.offset, isDST: isDST, abbreviation: z.abbreviation)
+    }
+
+    private func footerZone(atSeconds s: Int64) -> (PosixTimeZone.Zone, isDST: Bool) {
+        let z = footer!.zone(at: s)
+        return (z, z.offset != footer!.standard.offset)
     }
 
     /// Seconds east of UTC in force at `at`.
-    public func offset(at: WallTime) -> Int { localType(atSeconds: at.seconds).offset }
+    public func offset(at: WallTime) -> Int { offsetAndDaylightSaving(atSeconds: at.seconds).offset }
+
+    /// The offset and the daylight-saving flag in force at `s` seconds since the epoch, without the abbreviation
+    /// (copying a string costs more than the search, in the calendar search that asks this on every step).
+    func offsetAndDaylightSaving(atSeconds s: Int64) -> (offset: Int, isDaylightSaving: Bool) {
+        if let i = typeIndex(atSeconds: s) { return (types[i].offset, types[i].isDST) }
+        let (z, isDST) = footerZone(atSeconds: s)
+        return (z.offset, isDST)
+    }
 
     /// The abbreviation in force at `at` ("CET", "EDT", "+1030").
     public func abbreviation(at: WallTime) -> String { localType(atSeconds: at.seconds).abbreviation }
 
     /// Whether daylight-saving time is in force at `at` (per the tz database's flag).
-    public func isDaylightSaving(at: WallTime) -> Bool { localType(atSeconds: at.seconds).isDST }
+    public func isDaylightSaving(at: WallTime) -> Bool { offsetAndDaylightSaving(atSeconds: at.seconds).isDaylightSaving }
 
     /// The local civil date and time at `at`.
     public func civil(at: WallTime) -> CivilDateTime {
@@ -123,18 +144,29 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
     public func resolve(_ local: CivilDateTime) -> LocalResolution {
         let l = local.secondsSinceEpoch
         let nanos = Int64(local.nanosecond)
-        let before = localType(atSeconds: l &- 86_400).offset
-        let after = localType(atSeconds: l &+ 86_400).offset
-        var found: [Int64] = []
-        for o in Set([before, after, localType(atSeconds: l &- Int64(before)).offset,
-                      localType(atSeconds: l &- Int64(after)).offset]) {
+        func offsetAt(_ s: Int64) -> Int { offsetAndDaylightSaving(atSeconds: s).offset }
+        let before = offsetAt(l &- 86_400)
+        let after = offsetAt(l &+ 86_400)
+        // Each distinct offset in force nearby that maps back to `local` gives one instant (no set or array is
+        // allocated: this runs on every step of a calendar search).
+        let (a, b) = (offsetAt(l &- Int64(before)), offsetAt(l &- Int64(after)))
+        var count = 0
+        var first = Int64.max
+        var last = Int64.min
+        func consider(_ o: Int) {
             let u = l &- Int64(o)
-            if localType(atSeconds: u).offset == o { found.append(u) }
+            guard offsetAt(u) == o else { return }
+            count += 1
+            first = min(first, u)
+            last = max(last, u)
         }
-        found.sort()
+        consider(before)
+        if after != before { consider(after) }
+        if a != before && a != after { consider(a) }
+        if b != before && b != after && b != a { consider(b) }
         func wall(_ s: Int64) -> WallTime { WallTime(seconds: s) + Span(nanoseconds: nanos) }
-        if found.count == 1 { return .unique(wall(found[0])) }
-        if found.count >= 2 { return .overlap(first: wall(found[0]), second: wall(found[found.count - 1])) }
+        if count == 1 { return .unique(wall(first)) }
+        if count >= 2 { return .overlap(first: wall(first), second: wall(last)) }
         guard before < after else {
             // Not a simple forward jump (several changes within a day); fall back to the later offset.
             return .unique(wall(l &- Int64(after)))
@@ -144,7 +176,7 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
         var hi = l - Int64(before)
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2
-            if localType(atSeconds: mid).offset == before { lo = mid } else { hi = mid }
+            if offsetAt(mid) == before { lo = mid } else { hi = mid }
         }
         return .gap(skipped: local, firstAfter: WallTime(seconds: hi))
     }
