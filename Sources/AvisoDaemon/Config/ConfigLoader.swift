@@ -58,7 +58,7 @@ public enum ConfigLoader {
             return result(nil, problems)
         }
         if let syntax = keyFile.error {
-            problems.error(syntax.line, "syntax error: \(syntax.message); lines must be [Group], Key=Value or # comments")
+            problems.error(syntax.line, "syntax error: \(syntax.message)")
             return result(nil, problems)
         }
 

@@ -103,7 +103,7 @@ public enum ReminderFile {
             return done()
         }
         if let syntax = keyFile.error {
-            problems.error(syntax.line, "syntax error: \(syntax.message); lines must be [Reminder NAME], Key=Value or # comments")
+            problems.error(syntax.line, "syntax error: \(syntax.message)")
             return done()
         }
         presentation.read(keyFile, file: file, into: &groupProblems) {
