@@ -4,23 +4,16 @@ import AvisoCore
 /// 9999, zones that do not exist, 1 MiB strings, NUL bytes, nesting around 512 levels, and valid lines with bytes
 /// flipped, dropped or cut. The same seed gives the same lines, so a failure can be replayed.
 public struct WireFuzzer {
-    private var state: UInt64
+    private var generator: SplitMix
     /// The instant the generated dates are placed around (nanoseconds since the epoch).
     public let now: Int64
 
     public init(seed: UInt64, now: Int64) {
-        state = seed
+        generator = SplitMix(seed: seed)
         self.now = now
     }
 
-    /// SplitMix64.
-    private mutating func random() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
+    private mutating func random() -> UInt64 { generator.next() }
 
     private mutating func below(_ n: Int) -> Int { Int(random() % UInt64(n)) }
     private mutating func pick<T>(_ choices: [T]) -> T { choices[below(choices.count)] }

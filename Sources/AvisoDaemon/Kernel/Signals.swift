@@ -38,7 +38,11 @@ public final class Signals: Sendable {
 
     /// Reads the signals on `loop` from now on, for the life of the process. Once only.
     public func watch(on loop: EventLoop) throws(SystemError) {
-        precondition(!watched.withLock { w in defer { w = true }; return w }, "Signals.watch called twice")
+        let first = watched.withLock { w in
+            defer { w = true }
+            return !w
+        }
+        precondition(first, "Signals.watch called twice")
         _ = try loop.watch(fd) { _ in self.readAll() }
     }
 
