@@ -1,4 +1,5 @@
 import AvisoCore
+import AvisoTestSupport
 import Testing
 
 /// The `aviso` DST policy from tables: (spec, zone, after, expected local elapses), and `systemd` beside it.
@@ -68,6 +69,30 @@ struct CalendarDSTPolicyTests {
         let spec = try CalendarSpec.parse("*-02-30")
         #expect(spec.nextElapse(after: WallTime(seconds: 1_700_000_000), in: .utc, policy: .aviso) == nil)
         #expect(spec.nextElapse(after: WallTime(seconds: 1_700_000_000), in: .utc, policy: .systemd) == nil)
+    }
+
+    /// The `aviso` policy searches civil time with its own fast normalisation and maps each candidate through the
+    /// zone; the `systemd` policy runs the mktime model in the zone. Where the offset never changes nothing may tell
+    /// them apart: generated specs (end of month, sub-seconds, weekdays, past years and the year-2199 bound
+    /// included), chained from bases spread from 2020 to 2199.
+    @Test(arguments: [ZoneRules.utc, .fixed(offsetSeconds: 20_700, name: "+0545"), .fixed(offsetSeconds: -12_600, name: "-0330")])
+    func policiesAgreeWhereTheOffsetNeverChanges(zone: ZoneRules) throws {
+        var g = SplitMix(seed: 20_261_201)
+        var compared = 0
+        for _ in 0..<1_500 {
+            guard let spec = try? CalendarSpec.parse(CalendarOracleTests.spec(&g)) else { continue }
+            let base = 1_577_836_800 + Int64(g.int(0...5_680_000_000)) + (g.chance(10) ? 5_670_000_000 : 0)
+            var at = WallTime(seconds: base) + Span(nanoseconds: Int64(g.int(0...999_999_999)))
+            for _ in 0..<8 {
+                let aviso = spec.nextElapse(after: at, in: zone, policy: .aviso)
+                let systemd = spec.nextElapse(after: at, in: zone, policy: .systemd)
+                #expect(aviso == systemd, "'\(spec.normalized)' in \(zone) after \(at)")
+                guard let aviso, aviso == systemd else { break }
+                compared += 1
+                at = aviso
+            }
+        }
+        #expect(compared > 5_000)
     }
 
     @Test(arguments: [

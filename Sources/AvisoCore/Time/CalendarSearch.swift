@@ -62,6 +62,20 @@ struct CalendarSearch {
             + Int64(tm.hour) * 3_600 + Int64(tm.min) * 60 + Int64(tm.sec)
     }
 
+    /// Whether every field is in its range, so that `timegm` would carry nothing.
+    private static func isNormal(_ tm: TM) -> Bool {
+        tm.mon >= 0 && tm.mon < 12 && tm.mday >= 1 && tm.hour >= 0 && tm.hour < 24 && tm.min >= 0 && tm.min < 60
+            && tm.sec >= 0 && tm.sec < 60 && tm.mday <= CivilDateTime.daysIn(month: tm.mon + 1, year: tm.year)
+    }
+
+    /// `mktime` for its normalisation only: false where systemd sees failure. Without a zone, fields already in
+    /// range are left as they are (`wday` and `isdst` are not refreshed): the search spends most of its calls here,
+    /// and skipping the trip through seconds and back makes it several times faster.
+    private mutating func normalize(_ tm: inout TM) -> Bool {
+        if !zoned && Self.isNormal(tm) { return tm.year >= 1970 }
+        return mktime(&tm) != nil
+    }
+
     /// `mktime`/`timegm`: normalises `tm` in place, returns the instant, or nil where systemd sees failure (< 0).
     mutating func mktime(_ tm: inout TM) -> Int64? {
         let l = Self.linear(tm)
@@ -119,8 +133,10 @@ struct CalendarSearch {
     mutating func findNext(_ tm: TM, usec: Int) -> (TM, Int)? {
         var c = tm
         var us = usec
+        // Chains passed from an immutable local are not retained for each call, as they are from `self` here.
+        let spec = spec
         for _ in 0..<1000 {
-            _ = mktime(&c)
+            _ = normalize(&c)
             c.isdst = -1
             var r = match(spec.year, &c, .year)
             if r > 0 { c.mon = 0; c.mday = 1; c.hour = 0; c.min = 0; c.sec = 0; us = 0 }
@@ -143,7 +159,12 @@ struct CalendarSearch {
 
             if let bits = spec.weekdays {
                 var t = c
-                let ok = mktime(&t) != nil && bits & (1 << (t.wday == 0 ? 6 : t.wday - 1)) != 0
+                var ok = normalize(&t)
+                if ok {
+                    let wday = zoned
+                        ? t.wday : CivilDateTime.weekday(days: CivilDateTime.days(fromCivil: t.year, t.mon + 1, t.mday))
+                    ok = bits & (1 << (wday == 0 ? 6 : wday - 1)) != 0
+                }
                 if !ok { c.mday += 1; c.hour = 0; c.min = 0; c.sec = 0; us = 0; continue }
             }
 
@@ -180,27 +201,38 @@ struct CalendarSearch {
     private mutating func match(_ chain: [CalendarComponent]?, _ tm: inout TM, _ field: Field) -> Int {
         guard let chain else { return 0 }
         let val = tm[field]
-        let endOfMonth = spec.endOfMonth && field == .day
-        var d = -1
-        var set = false
-        for comp in chain {
-            var start = comp.start
-            var stop = comp.stop
-            if endOfMonth {
-                start = endOfMonthDay(tm, comp.start)
-                stop = endOfMonthDay(tm, comp.stop)
+        let d: Int?
+        if spec.endOfMonth && field == .day {
+            var days: [CalendarComponent] = []
+            for comp in chain {
+                var start = endOfMonthDay(tm, comp.start)
+                var stop = endOfMonthDay(tm, comp.stop)
                 if stop > 0 { swap(&start, &stop) }
+                days.append(CalendarComponent(start: start, stop: stop, repeat: comp.repeat))
             }
-            if start >= val {
-                if !set || start < d { d = start; set = true }
-            } else if comp.repeat > 0 {
-                let k = start + comp.repeat * ((val - start + comp.repeat - 1) / comp.repeat)
-                if (!set || k < d) && (stop < 0 || k <= stop) { d = k; set = true }
-            }
+            d = Self.first(in: days, atOrAfter: val)
+        } else {
+            d = Self.first(in: chain, atOrAfter: val)
         }
-        guard set else { return -1 }
+        guard let d else { return -1 }
         tm[field] = d
         return val != d ? 1 : 0
+    }
+
+    /// The least value at or after `val` that one of `chain`'s components gives, repeats beyond its range
+    /// included where the component has no stop (the carry is then the caller's).
+    private static func first(in chain: [CalendarComponent], atOrAfter val: Int) -> Int? {
+        var d: Int?
+        for comp in chain {
+            let start = comp.start
+            if start >= val {
+                if d == nil || start < d! { d = start }
+            } else if comp.repeat > 0 {
+                let k = start + comp.repeat * ((val - start + comp.repeat - 1) / comp.repeat)
+                if (d == nil || k < d!) && (comp.stop < 0 || k <= comp.stop) { d = k }
+            }
+        }
+        return d
     }
 
     private mutating func endOfMonthDay(_ tm: TM, _ day: Int) -> Int {
@@ -214,6 +246,7 @@ struct CalendarSearch {
     /// systemd's `tm_within_bounds`: 1 valid as is, 0 normalised forward (tm updated), < 0 out of range/backward.
     private mutating func withinBounds(_ tm: inout TM) -> Int {
         if tm.year > 2199 { return -1 }
+        if !zoned && Self.isNormal(tm) { return tm.year >= 1970 ? 1 : -1 }
         var t = tm
         if mktime(&t) == nil { return -1 }
         var cmp: Int

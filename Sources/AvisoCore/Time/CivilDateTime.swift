@@ -49,11 +49,10 @@ public struct CivilDateTime: Hashable, Sendable, Comparable, CustomStringConvert
     public var daysSinceEpoch: Int64 { Self.days(fromCivil: year, month, day) }
 
     /// Day of the week, 0 = Sunday ... 6 = Saturday.
-    public var weekday: Int {
-        let d = daysSinceEpoch
-        // 1970-01-01 was a Thursday (4).
-        return Int(((d % 7) + 11) % 7)
-    }
+    public var weekday: Int { Self.weekday(days: daysSinceEpoch) }
+
+    /// Day of the week, 0 = Sunday ... 6 = Saturday, of the day `days` after 1970-01-01 (a Thursday, 4).
+    static func weekday(days: Int64) -> Int { Int(((days % 7) + 11) % 7) }
 
     /// Whether the fields name a real date (month length and leap years included) and time of day.
     public var isValid: Bool {

@@ -144,19 +144,31 @@ struct PosixTimeZone: Hashable, Sendable {
 
     /// The UTC instants (seconds) at which daylight time starts and ends in `year`, if the zone has daylight time.
     func transitions(year: Int) -> (start: Int64, end: Int64)? {
-        guard let daylight, let start, let end else { return nil }
+        // `daylight?.offset` reads in place; binding `daylight` would copy its abbreviation.
+        guard let daylightOffset = daylight?.offset, let start, let end else { return nil }
         let s = Self.days(start.day, year: year) * 86_400 + Int64(start.time - standard.offset)
-        let e = Self.days(end.day, year: year) * 86_400 + Int64(end.time - daylight.offset)
+        let e = Self.days(end.day, year: year) * 86_400 + Int64(end.time - daylightOffset)
         return (s, e)
+    }
+
+    /// Whether daylight time is in force at `seconds` since the epoch (UTC).
+    private func inDaylight(at seconds: Int64) -> Bool {
+        let days = CivilDateTime.floorDiv(seconds &+ Int64(standard.offset), 86_400)
+        guard let (s, e) = transitions(year: CivilDateTime.civil(fromDays: days).year) else { return false }
+        return s < e ? (s <= seconds && seconds < e) : !(e <= seconds && seconds < s)
+    }
+
+    /// The offset in force at `seconds` and whether it differs from standard time, without copying an
+    /// abbreviation (the calendar search asks this on every step).
+    func offsetAndDaylightSaving(at seconds: Int64) -> (offset: Int, isDaylightSaving: Bool) {
+        guard inDaylight(at: seconds), let offset = daylight?.offset else { return (standard.offset, false) }
+        return (offset, offset != standard.offset)
     }
 
     /// The zone in force at `seconds` since the epoch (UTC).
     func zone(at seconds: Int64) -> Zone {
-        guard let daylight else { return standard }
-        let year = CivilDateTime(secondsSinceEpoch: seconds &+ Int64(standard.offset)).year
-        guard let (s, e) = transitions(year: year) else { return standard }
-        let inDaylight = s < e ? (s <= seconds && seconds < e) : !(e <= seconds && seconds < s)
-        return inDaylight ? daylight : standard
+        guard let daylight, inDaylight(at: seconds) else { return standard }
+        return daylight
     }
 
     /// The first instant after `seconds` at which the offset or abbreviation changes, if any.

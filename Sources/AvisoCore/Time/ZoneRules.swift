@@ -27,16 +27,20 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
     private let transitions: [Int64]
     private let transitionTypes: [Int]
     private let types: [LocalType]
-    private let footer: PosixTimeZone?
+    /// The TZif footer's rule, or UTC when the file has none. Not optional, so that reading it does not copy it
+    /// (an optional's payload is copied, abbreviations and all, to be unwrapped).
+    private let footer: PosixTimeZone
     /// From this instant on (seconds since the epoch) the footer's rule decides: the last transition, or never.
     private let footerFrom: Int64
+
+    private static let noFooter = try! PosixTimeZone(parsing: "UTC0")
 
     private init(name: String, transitions: [Int64], transitionTypes: [Int], types: [LocalType], footer: PosixTimeZone?) {
         self.name = name
         self.transitions = transitions
         self.transitionTypes = transitionTypes
         self.types = types
-        self.footer = footer
+        self.footer = footer ?? Self.noFooter
         footerFrom = footer == nil ? .max : (transitions.last ?? .min)
     }
 
@@ -84,13 +88,8 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
 
     private func localType(atSeconds s: Int64) -> LocalType {
         if let i = typeIndex(atSeconds: s) { return types[i] }
-        let (z, isDST) = footerZone(atSeconds: s)
-        return LocalType(offset: z.offset, isDST: isDST, abbreviation: z.abbreviation)
-    }
-
-    private func footerZone(atSeconds s: Int64) -> (PosixTimeZone.Zone, isDST: Bool) {
-        let z = footer!.zone(at: s)
-        return (z, z.offset != footer!.standard.offset)
+        let z = footer.zone(at: s)
+        return LocalType(offset: z.offset, isDST: z.offset != footer.standard.offset, abbreviation: z.abbreviation)
     }
 
     /// Seconds east of UTC in force at `at`.
@@ -100,8 +99,7 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
     /// (copying a string costs more than the search, in the calendar search that asks this on every step).
     func offsetAndDaylightSaving(atSeconds s: Int64) -> (offset: Int, isDaylightSaving: Bool) {
         if let i = typeIndex(atSeconds: s) { return (types[i].offset, types[i].isDST) }
-        let (z, isDST) = footerZone(atSeconds: s)
-        return (z.offset, isDST)
+        return footer.offsetAndDaylightSaving(at: s)
     }
 
     /// The abbreviation in force at `at` ("CET", "EDT", "+1030").
@@ -132,7 +130,7 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
         for i in lo..<transitions.count where types[transitionTypes[i]] != current {
             return WallTime(seconds: transitions[i])
         }
-        guard let footer else { return nil }
+        guard footerFrom != .max else { return nil }
         let from = max(s, transitions.last ?? s)
         return footer.nextChange(after: from).map { WallTime(seconds: $0) }
     }
@@ -149,7 +147,10 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
         let after = offsetAt(l &+ 86_400)
         // Each distinct offset in force nearby that maps back to `local` gives one instant (no set or array is
         // allocated: this runs on every step of a calendar search).
-        let (a, b) = (offsetAt(l &- Int64(before)), offsetAt(l &- Int64(after)))
+        let a = offsetAt(l &- Int64(before))
+        // The usual case: one offset all around, and `local` maps back through it.
+        if a == before && after == before { return .unique(WallTime(seconds: l &- Int64(a)) + Span(nanoseconds: nanos)) }
+        let b = offsetAt(l &- Int64(after))
         var count = 0
         var first = Int64.max
         var last = Int64.min
