@@ -47,7 +47,7 @@ public enum Daemon {
         umask(0o077)
         Log.useJournalIfStderrIsIt(environment: options.environment)
         raiseDescriptorLimit()
-        let systemd = SystemdNotifier()
+        let systemd = SystemdNotifier(environment: options.environment)
         let configPath = options.configFile
         let environment = options.environment
         let load: @Sendable () -> ConfigLoadResult = { ConfigLoader.load(path: configPath, environment: environment) }

@@ -50,7 +50,8 @@ public final class NotifySocketReceiver: Sendable {
     private let stopPipe: (read: Int32, write: Int32)
     private let state = Mutex(State())
 
-    /// Binds a datagram socket at `path` (nil: a fresh path under the temporary directory) and starts reading it.
+    /// Binds a datagram socket at `path` (nil: a fresh path under the temporary directory; "@NAME": NAME in the
+    /// abstract namespace, as systemd may hand out) and starts reading it.
     ///
     /// The journal's native protocol is datagrams of the same "KEY=VALUE" lines (for values without a newline), so
     /// bound at /run/systemd/journal/socket this receives what a process sends with `sd_journal_send`.
@@ -61,13 +62,17 @@ public final class NotifySocketReceiver: Sendable {
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
+        // "@NAME" is NAME in the abstract namespace, whose address is exactly its bytes after a NUL.
+        var bytes = Array(path.utf8)
+        let abstract = bytes.first == UInt8(ascii: "@")
+        if abstract { bytes[0] = 0 }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes.prefix(raw.count - 1))
         }
+        let length = abstract
+            ? MemoryLayout.offset(of: \sockaddr_un.sun_path)! + bytes.count : MemoryLayout<sockaddr_un>.size
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(length)) }
         }
         guard bound == 0 else {
             let message = String(cString: strerror(errno))

@@ -439,7 +439,15 @@ struct RobustnessTests {
     @Test func aCorruptDatabaseIsMovedAsideSalvagedAndReported() async throws {
         let f = try await DaemonFixture.start()
         defer { f.stop() }
-        for i in 0..<300 { try f.ctl("add", "--id", String(format: "s%03d", i), "--in", "1h", "--title", String(repeating: "s", count: 300)) }
+        // 300 requests with long titles, so that the database spans many pages; one `sync` adds them all.
+        let set = (0..<300).map { i in
+            ["id": String(format: "s%03d", i), "content": ["title": String(repeating: "s", count: 300)],
+             "trigger": ["kind": "interval", "nanoseconds": 3_600_000_000_000]] as [String: Any]
+        }
+        let file = f.daemon.stateDirectory + "/set.json"
+        try JSONSerialization.data(withJSONObject: set).write(to: URL(fileURLWithPath: file))
+        try f.ctl("sync", "--prefix", "s", file)
+        #expect(try f.json("list").count == 300)
         f.daemon.signal(SIGTERM)
         try await f.daemon.waitForExit()
         let db = f.daemon.stateDirectory + "/aviso.db"

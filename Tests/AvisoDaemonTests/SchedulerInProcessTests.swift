@@ -58,7 +58,7 @@ struct SchedulerInProcessTests {
             timers = FakeTimers()
             delivery = FakeDelivery()
             scheduler = Scheduler(
-                store: try Store(path: directory + "/aviso.db"), timers: timers, delivery: delivery, systemd: SystemdNotifier(),
+                store: try Store(path: directory + "/aviso.db"), timers: timers, delivery: delivery, systemd: SystemdNotifier(environment: [:]),
                 configuration: loaded, version: "test", now: { clock.now.withLock { $0 } }, stateDirectory: directory,
                 loadConfiguration: { loaded }, zoneLookup: testZones)
         }

@@ -1,3 +1,4 @@
+import AvisoCore
 import AvisoTestSupport
 import Glibc
 import Testing
@@ -6,22 +7,20 @@ import Testing
 
 /// sd_notify messages as systemd receives them, through a real NOTIFY_SOCKET.
 ///
-/// Serialized because NOTIFY_SOCKET and WATCHDOG_* are process-wide environment variables.
-@Suite(.serialized) struct SystemdNotifierTests {
-    /// Points NOTIFY_SOCKET at a fresh receiver for the duration of `body`.
-    static func withReceiver(_ body: (NotifySocketReceiver) async throws -> Void) async throws {
-        let receiver = try NotifySocketReceiver()
-        setenv("NOTIFY_SOCKET", receiver.path, 1)
-        defer {
-            unsetenv("NOTIFY_SOCKET")
-            receiver.close()
-        }
-        try await body(receiver)
+/// The notifier reads the environment it is given, so these tests change nothing the rest of the process shares.
+@Suite struct SystemdNotifierTests {
+    /// A notifier whose NOTIFY_SOCKET is a fresh receiver, for the duration of `body`.
+    static func withReceiver(
+        abstract: Bool = false, _ body: (NotifySocketReceiver, SystemdNotifier) async throws -> Void
+    ) async throws {
+        let receiver = try NotifySocketReceiver(path: abstract ? "@aviso-notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : nil)
+        defer { receiver.close() }
+        try await body(receiver, SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.path]))
     }
 
     @Test func readySendsReadyWithTheStatus() async throws {
-        try await Self.withReceiver { receiver in
-            SystemdNotifier().ready(status: "3 reminders armed")
+        try await Self.withReceiver { receiver, notifier in
+            notifier.ready(status: "3 reminders armed")
             let message = try await receiver.nextMessage(timeout: .seconds(5))
             #expect(message.text == "READY=1\nSTATUS=3 reminders armed")
             #expect(message.fields == ["READY": "1", "STATUS": "3 reminders armed"])
@@ -29,8 +28,7 @@ import Testing
     }
 
     @Test func eachStateChangeSendsItsAssignment() async throws {
-        try await Self.withReceiver { receiver in
-            let notifier = SystemdNotifier()
+        try await Self.withReceiver { receiver, notifier in
             notifier.status("reloading\nconfiguration")
             notifier.watchdog()
             notifier.reloading(monotonicUsec: 123_456_789)
@@ -49,8 +47,7 @@ import Testing
     }
 
     @Test func waitingForAMessageSkipsOthersAndTimesOutWhenNoneMatches() async throws {
-        try await Self.withReceiver { receiver in
-            let notifier = SystemdNotifier()
+        try await Self.withReceiver { receiver, notifier in
             notifier.status("starting")
             notifier.watchdog()
             let ping = try await receiver.waitFor(timeout: .seconds(5)) { $0 == "WATCHDOG=1" }
@@ -72,33 +69,33 @@ import Testing
         #expect(usec >= before && usec <= after)
     }
 
+    @Test func anAbstractSocketIsReachedByItsExactName() async throws {
+        try await Self.withReceiver(abstract: true) { receiver, notifier in
+            #expect(receiver.path.hasPrefix("@"))
+            notifier.ready(status: "abstract")
+            let message = try await receiver.next(timeout: .seconds(5))
+            #expect(message == "READY=1\nSTATUS=abstract")
+        }
+    }
+
     @Test func withoutNotifySocketEveryCallIsANoOp() {
-        unsetenv("NOTIFY_SOCKET")
-        let notifier = SystemdNotifier()
-        notifier.ready(status: "nobody listens")
-        notifier.watchdog()
-        notifier.stopping()
-        #expect(notifier.watchdogInterval == nil)
+        for environment in [[:], ["NOTIFY_SOCKET": ""], ["NOTIFY_SOCKET": "relative.sock"]] {
+            let notifier = SystemdNotifier(environment: environment)
+            notifier.ready(status: "nobody listens")
+            notifier.watchdog()
+            notifier.stopping()
+            #expect(notifier.watchdogInterval == nil)
+        }
     }
 
     @Test func theWatchdogIntervalIsHalfTheTimeoutForThisProcessOnly() {
-        defer {
-            unsetenv("WATCHDOG_USEC")
-            unsetenv("WATCHDOG_PID")
-        }
-        setenv("WATCHDOG_USEC", "30000000", 1)
-        setenv("WATCHDOG_PID", "\(getpid())", 1)
-        #expect(SystemdNotifier().watchdogInterval == .seconds(15))
-
-        setenv("WATCHDOG_PID", "\(getpid() + 1)", 1)
-        #expect(SystemdNotifier().watchdogInterval == nil)
-
-        unsetenv("WATCHDOG_PID")
-        setenv("WATCHDOG_USEC", "4000000", 1)
-        #expect(SystemdNotifier().watchdogInterval == .seconds(2))
-
-        unsetenv("WATCHDOG_USEC")
-        #expect(SystemdNotifier().watchdogInterval == nil)
+        func interval(_ environment: [String: String]) -> Span? { SystemdNotifier(environment: environment).watchdogInterval }
+        #expect(interval(["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "\(getpid())"]) == .seconds(15))
+        #expect(interval(["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "\(getpid() + 1)"]) == nil)
+        #expect(interval(["WATCHDOG_USEC": "4000000"]) == .seconds(2))
+        #expect(interval(["WATCHDOG_USEC": "0"]) == nil)
+        #expect(interval(["WATCHDOG_USEC": "soon"]) == nil)
+        #expect(interval([:]) == nil)
     }
 }
 

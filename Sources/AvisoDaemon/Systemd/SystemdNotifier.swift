@@ -1,22 +1,30 @@
-internal import CSystemd
 import AvisoCore
 import Glibc
 
-/// Tells systemd about the service's state through `sd_notify`: readiness, status, watchdog pings, reload, stop.
+/// Tells systemd about the service's state through the `sd_notify` protocol: readiness, status, watchdog pings,
+/// reload, stop.
 ///
 /// Every call is a no-op when the process was not started by systemd with `NOTIFY_SOCKET` set (as when run from
-/// a shell or a test), so callers never need to check.
+/// a shell or a test), so callers never need to check. The protocol is one datagram of `KEY=VALUE` lines to the
+/// AF_UNIX socket `NOTIFY_SOCKET` names (a leading `@` for the abstract namespace), sent here rather than through
+/// libsystemd's `sd_notify`, so that the environment is read from the value given, never from the process's own
+/// (which tests would otherwise have to change under every other thread).
 public struct SystemdNotifier: Sendable {
     /// Half of `WATCHDOG_USEC` when systemd expects watchdog pings for this process, nil if the watchdog is off.
     ///
     /// systemd's advice is to ping at half the timeout; `WATCHDOG_PID` is honoured, so a child that inherited the
     /// environment does not think the watchdog is its job.
     public let watchdogInterval: AvisoCore.Span?
+    /// Where the messages go; nil: nowhere.
+    private let socketPath: String?
 
-    /// Reads the watchdog settings once; `NOTIFY_SOCKET` itself is read by libsystemd on each call.
-    public init() {
-        var usec: UInt64 = 0
-        if sd_watchdog_enabled(0, &usec) > 0, usec > 0 {
+    /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` from `environment` once.
+    public init(environment: [String: String]) {
+        socketPath = environment["NOTIFY_SOCKET"].flatMap { path in
+            (path.hasPrefix("/") || path.hasPrefix("@")) && UnixSocket.fits(path) ? path : nil
+        }
+        let pidMatches = environment["WATCHDOG_PID"].map { Int32($0) == getpid() } ?? true
+        if pidMatches, let usec = environment["WATCHDOG_USEC"].flatMap({ UInt64($0) }), usec > 0, usec < .max {
             watchdogInterval = AvisoCore.Span(nanoseconds: Int64(clamping: usec / 2) &* 1_000)
         } else {
             watchdogInterval = nil
@@ -49,7 +57,24 @@ public struct SystemdNotifier: Sendable {
 
     private func send(_ state: String) {
         // A failure here (socket gone, systemd restarting) must not stop the daemon; systemd's own timeouts notice.
-        _ = sd_notify(0, state)
+        guard let socketPath else { return }
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var path = Array(socketPath.utf8)
+        let abstract = path.first == UInt8(ascii: "@")
+        if abstract { path[0] = 0 }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
+        // An abstract name is exactly its bytes; a path is followed by its NUL.
+        let length = socklen_t(MemoryLayout.offset(of: \sockaddr_un.sun_path)! + path.count + (abstract ? 0 : 1))
+        var bytes = Array(state.utf8)
+        _ = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddr in
+                sendto(fd, &bytes, bytes.count, Int32(MSG_NOSIGNAL), sockaddr, length)
+            }
+        }
     }
 
     /// A newline would end the STATUS= assignment and start a bogus one.
