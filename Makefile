@@ -34,7 +34,7 @@ run: build
 	$(BUILD)/avisod --config config/aviso.conf
 
 check: deps
-	$(SWIFT) test --no-parallel
+	$(SWIFT) test
 
 install: build man
 	install -Dm755 $(BUILD)/avisod $(DESTDIR)$(PREFIX)/bin/avisod

@@ -2,130 +2,132 @@ import AvisoTestSupport
 import Foundation
 import Testing
 
-/// Reminders declared in files follow the files: created, edited by rename, moved away, deleted, broken.
-@Suite(.timeLimit(.minutes(2)))
-struct ReminderModelTests {
-    func remindersDirectory(_ f: DaemonFixture) throws -> String {
-        let dir = (f.daemon.configFile as NSString).deletingLastPathComponent + "/reminders"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
-    /// Saves as editors do: write a temporary file, then rename it over the target.
-    func save(_ text: String, to path: String) throws {
-        let temporary = (path as NSString).deletingLastPathComponent + "/.tmp-\(UUID().uuidString)"
-        try text.write(toFile: temporary, atomically: false, encoding: .utf8)
-        #expect(rename(temporary, path) == 0)
-    }
-
-    @Test func theArmedSetFollowsTheFiles() async throws {
-        let f = try await DaemonFixture.start()
-        defer { f.stop() }
-        let dir = try remindersDirectory(f)
-        try save("[Reminder tea]\nTitle=Tea\nEvery=2h\n", to: dir + "/drinks.conf")
-        _ = try await f.daemon.log.next { $0.contains("declared 'tea'") }
-        var list = try f.json("list")
-        #expect(list.first?["id"] as? String == "tea")
-        #expect(list.first?["source"] as? String == dir + "/drinks.conf")
-        #expect(list.first?["state"] as? String == "armed")
-
-        try save("[Reminder tea]\nTitle=Green tea\nEvery=2h\n", to: dir + "/drinks.conf")
-        _ = try await f.daemon.log.next { $0.contains("updated 'tea'") }
-        #expect(try f.json("pending").first?["title"] as? String == "Green tea")
-
-        #expect(rename(dir + "/drinks.conf", f.daemon.directory + "/drinks.conf") == 0)
-        _ = try await f.daemon.log.next { $0.contains("removed 'tea'") }
-        #expect(try f.json("list").isEmpty)
-
-        try save("[Reminder tea]\nTitle=Tea again\nEvery=2h\n", to: dir + "/drinks.conf")
-        _ = try await f.daemon.log.next { $0.contains("declared 'tea'") }
-        try FileManager.default.removeItem(atPath: dir + "/drinks.conf")
-        _ = try await f.daemon.log.next { $0.contains("removed 'tea'") }
-        list = try f.json("list")
-        #expect(list.isEmpty)
-    }
-
-    @Test func aRestartKeepsEachScheduleWhoseTriggerDidNotChangeAndTakesTheRestFromTheFiles() async throws {
-        let f = try await DaemonFixture.start()
-        defer { f.stop() }
-        let dir = try remindersDirectory(f)
-        try save("[Reminder a]\nTitle=A\nEvery=2h\n\n[Reminder b]\nTitle=B\nEvery=3h\n", to: dir + "/ab.conf")
-        try save("[Reminder c]\nTitle=C\nEvery=4h\n", to: dir + "/c.conf")
-        func pending() throws -> [String: [String: Any]] {
-            Dictionary(uniqueKeysWithValues: try f.json("pending").map { ($0["id"] as? String ?? "", $0) })
+extension Integration {
+    /// Reminders declared in files follow the files: created, edited by rename, moved away, deleted, broken.
+    @Suite(.timeLimit(.minutes(2)))
+    struct ReminderModelTests {
+        func remindersDirectory(_ f: DaemonFixture) throws -> String {
+            let dir = (f.daemon.configFile as NSString).deletingLastPathComponent + "/reminders"
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            return dir
         }
-        while try pending().count < 3 { _ = try await f.daemon.log.next { $0.contains("declared") } }
-        let before = try pending()
-        f.daemon.signal(SIGTERM)
-        try await f.daemon.waitForExit()
-        // While the daemon is stopped: a's text changes, b's rhythm changes, c's file goes.
-        try save("[Reminder a]\nTitle=A, reworded\nEvery=2h\n\n[Reminder b]\nTitle=B\nEvery=5h\n", to: dir + "/ab.conf")
-        try FileManager.default.removeItem(atPath: dir + "/c.conf")
-        try await f.daemon.start()
-        let after = try pending()
-        #expect(after.keys.sorted() == ["a", "b"])
-        #expect(after["a"]?["title"] as? String == "A, reworded", "the content is what the file says now")
-        #expect(after["a"]?["next"] as? String == before["a"]?["next"] as? String, "the 2h rhythm goes on from where it was")
-        #expect(after["b"]?["next"] as? String != before["b"]?["next"] as? String, "a new rhythm is planned anew")
-    }
 
-    @Test func deletingAReminderClosesItsPopup() async throws {
-        let f = try await DaemonFixture.start()
-        defer { f.stop() }
-        let dir = try remindersDirectory(f)
-        try save("[Reminder stretch]\nTitle=Stretch\nEvery=1h\n", to: dir + "/body.conf")
-        _ = try await f.daemon.log.next { $0.contains("declared 'stretch'") }
-        try f.ctl("fire", "stretch")
-        let shown = try await f.server!.next("notify")
-        _ = try await f.daemon.log.next { $0.contains("delivered 'stretch'") }
-        try FileManager.default.removeItem(atPath: dir + "/body.conf")
-        let closed = try await f.server!.next("close")
-        #expect(closed.id == shown.id)
-        #expect(try f.json("delivered").isEmpty)
-    }
+        /// Saves as editors do: write a temporary file, then rename it over the target.
+        func save(_ text: String, to path: String) throws {
+            let temporary = (path as NSString).deletingLastPathComponent + "/.tmp-\(UUID().uuidString)"
+            try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+            #expect(rename(temporary, path) == 0)
+        }
 
-    @Test func aBrokenFileKeepsItsLastGoodVersionAndOthersLoad() async throws {
-        let f = try await DaemonFixture.start()
-        defer { f.stop() }
-        let dir = try remindersDirectory(f)
-        try save("[Reminder a]\nTitle=A\nEvery=1h\n", to: dir + "/a.conf")
-        _ = try await f.daemon.log.next { $0.contains("declared 'a'") }
-        try save("[Reminder a]\nTitle=A\nEvery=banana\n", to: dir + "/a.conf")
-        try save("[Reminder b]\nTitle=B\nEvery=3h\n", to: dir + "/b.conf")
-        _ = try await f.daemon.log.next { $0.contains("declared 'b'") }
-        let ids = Set(try f.json("list").compactMap { $0["id"] as? String })
-        #expect(ids == ["a", "b"])
-        let status = try f.ctl("status")
-        #expect(status.contains("a.conf:3"))
-    }
+        @Test func theArmedSetFollowsTheFiles() async throws {
+            let f = try await DaemonFixture.start()
+            defer { f.stop() }
+            let dir = try remindersDirectory(f)
+            try save("[Reminder tea]\nTitle=Tea\nEvery=2h\n", to: dir + "/drinks.conf")
+            _ = try await f.daemon.log.next { $0.contains("declared 'tea'") }
+            var list = try f.json("list")
+            #expect(list.first?["id"] as? String == "tea")
+            #expect(list.first?["source"] as? String == dir + "/drinks.conf")
+            #expect(list.first?["state"] as? String == "armed")
 
-    @Test func aSocketRequestCannotReplaceADeclaredReminder() async throws {
-        let f = try await DaemonFixture.start()
-        defer { f.stop() }
-        let dir = try remindersDirectory(f)
-        try save("[Reminder pills]\nTitle=Pills\nEvery=1d\n", to: dir + "/health.conf")
-        _ = try await f.daemon.log.next { $0.contains("declared 'pills'") }
-        let add = try f.daemon.ctl(["add", "--id", "pills", "--in", "1h", "--title", "Other"])
-        #expect(add.status == 1)
-        #expect(add.stderr.contains("health.conf"))
-        let remove = try f.daemon.ctl(["remove", "pills"])
-        #expect(remove.status == 1)
-        #expect(try f.json("pending").first?["title"] as? String == "Pills")
-    }
+            try save("[Reminder tea]\nTitle=Green tea\nEvery=2h\n", to: dir + "/drinks.conf")
+            _ = try await f.daemon.log.next { $0.contains("updated 'tea'") }
+            #expect(try f.json("pending").first?["title"] as? String == "Green tea")
 
-    @Test func evictionsAreCountedAndListExplainsWhoWaits() async throws {
-        let f = try await DaemonFixture.start(config: "[Scheduler]\nWindow=2\n")
-        defer { f.stop() }
-        try f.ctl("add", "--id", "ambient.late", "--in", "3h", "--title", "Late")
-        try f.ctl("add", "--id", "ambient.later", "--in", "4h", "--title", "Later")
-        try f.ctl("add", "--id", "user.soon", "--in", "1h", "--title", "Soon")
-        let list = try f.json("list")
-        #expect(list.map { $0["id"] as? String } == ["user.soon", "ambient.late", "ambient.later"])
-        #expect(list.map { $0["state"] as? String } == ["armed", "armed", "waiting"])
-        #expect((list.last?["reason"] as? String)?.contains("behind 2") == true)
-        #expect(list.first?["class"] as? Int == 0)
-        let stats = try f.ctl("stats", "--json")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.utf8)) as? [String: Any])
-        #expect((object["evictions"] as? [String: Int]) == ["90": 1])
+            #expect(rename(dir + "/drinks.conf", f.daemon.directory + "/drinks.conf") == 0)
+            _ = try await f.daemon.log.next { $0.contains("removed 'tea'") }
+            #expect(try f.json("list").isEmpty)
+
+            try save("[Reminder tea]\nTitle=Tea again\nEvery=2h\n", to: dir + "/drinks.conf")
+            _ = try await f.daemon.log.next { $0.contains("declared 'tea'") }
+            try FileManager.default.removeItem(atPath: dir + "/drinks.conf")
+            _ = try await f.daemon.log.next { $0.contains("removed 'tea'") }
+            list = try f.json("list")
+            #expect(list.isEmpty)
+        }
+
+        @Test func aRestartKeepsEachScheduleWhoseTriggerDidNotChangeAndTakesTheRestFromTheFiles() async throws {
+            let f = try await DaemonFixture.start()
+            defer { f.stop() }
+            let dir = try remindersDirectory(f)
+            try save("[Reminder a]\nTitle=A\nEvery=2h\n\n[Reminder b]\nTitle=B\nEvery=3h\n", to: dir + "/ab.conf")
+            try save("[Reminder c]\nTitle=C\nEvery=4h\n", to: dir + "/c.conf")
+            func pending() throws -> [String: [String: Any]] {
+                Dictionary(uniqueKeysWithValues: try f.json("pending").map { ($0["id"] as? String ?? "", $0) })
+            }
+            while try pending().count < 3 { _ = try await f.daemon.log.next { $0.contains("declared") } }
+            let before = try pending()
+            f.daemon.signal(SIGTERM)
+            try await f.daemon.waitForExit()
+            // While the daemon is stopped: a's text changes, b's rhythm changes, c's file goes.
+            try save("[Reminder a]\nTitle=A, reworded\nEvery=2h\n\n[Reminder b]\nTitle=B\nEvery=5h\n", to: dir + "/ab.conf")
+            try FileManager.default.removeItem(atPath: dir + "/c.conf")
+            try await f.daemon.start()
+            let after = try pending()
+            #expect(after.keys.sorted() == ["a", "b"])
+            #expect(after["a"]?["title"] as? String == "A, reworded", "the content is what the file says now")
+            #expect(after["a"]?["next"] as? String == before["a"]?["next"] as? String, "the 2h rhythm goes on from where it was")
+            #expect(after["b"]?["next"] as? String != before["b"]?["next"] as? String, "a new rhythm is planned anew")
+        }
+
+        @Test func deletingAReminderClosesItsPopup() async throws {
+            let f = try await DaemonFixture.start()
+            defer { f.stop() }
+            let dir = try remindersDirectory(f)
+            try save("[Reminder stretch]\nTitle=Stretch\nEvery=1h\n", to: dir + "/body.conf")
+            _ = try await f.daemon.log.next { $0.contains("declared 'stretch'") }
+            try f.ctl("fire", "stretch")
+            let shown = try await f.server!.next("notify")
+            _ = try await f.daemon.log.next { $0.contains("delivered 'stretch'") }
+            try FileManager.default.removeItem(atPath: dir + "/body.conf")
+            let closed = try await f.server!.next("close")
+            #expect(closed.id == shown.id)
+            #expect(try f.json("delivered").isEmpty)
+        }
+
+        @Test func aBrokenFileKeepsItsLastGoodVersionAndOthersLoad() async throws {
+            let f = try await DaemonFixture.start()
+            defer { f.stop() }
+            let dir = try remindersDirectory(f)
+            try save("[Reminder a]\nTitle=A\nEvery=1h\n", to: dir + "/a.conf")
+            _ = try await f.daemon.log.next { $0.contains("declared 'a'") }
+            try save("[Reminder a]\nTitle=A\nEvery=banana\n", to: dir + "/a.conf")
+            try save("[Reminder b]\nTitle=B\nEvery=3h\n", to: dir + "/b.conf")
+            _ = try await f.daemon.log.next { $0.contains("declared 'b'") }
+            let ids = Set(try f.json("list").compactMap { $0["id"] as? String })
+            #expect(ids == ["a", "b"])
+            let status = try f.ctl("status")
+            #expect(status.contains("a.conf:3"))
+        }
+
+        @Test func aSocketRequestCannotReplaceADeclaredReminder() async throws {
+            let f = try await DaemonFixture.start()
+            defer { f.stop() }
+            let dir = try remindersDirectory(f)
+            try save("[Reminder pills]\nTitle=Pills\nEvery=1d\n", to: dir + "/health.conf")
+            _ = try await f.daemon.log.next { $0.contains("declared 'pills'") }
+            let add = try f.daemon.ctl(["add", "--id", "pills", "--in", "1h", "--title", "Other"])
+            #expect(add.status == 1)
+            #expect(add.stderr.contains("health.conf"))
+            let remove = try f.daemon.ctl(["remove", "pills"])
+            #expect(remove.status == 1)
+            #expect(try f.json("pending").first?["title"] as? String == "Pills")
+        }
+
+        @Test func evictionsAreCountedAndListExplainsWhoWaits() async throws {
+            let f = try await DaemonFixture.start(config: "[Scheduler]\nWindow=2\n")
+            defer { f.stop() }
+            try f.ctl("add", "--id", "ambient.late", "--in", "3h", "--title", "Late")
+            try f.ctl("add", "--id", "ambient.later", "--in", "4h", "--title", "Later")
+            try f.ctl("add", "--id", "user.soon", "--in", "1h", "--title", "Soon")
+            let list = try f.json("list")
+            #expect(list.map { $0["id"] as? String } == ["user.soon", "ambient.late", "ambient.later"])
+            #expect(list.map { $0["state"] as? String } == ["armed", "armed", "waiting"])
+            #expect((list.last?["reason"] as? String)?.contains("behind 2") == true)
+            #expect(list.first?["class"] as? Int == 0)
+            let stats = try f.ctl("stats", "--json")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.utf8)) as? [String: Any])
+            #expect((object["evictions"] as? [String: Int]) == ["90": 1])
+        }
     }
 }
