@@ -22,7 +22,10 @@ let package = Package(
         // Wire types and framing shared by daemon and client.
         .target(name: "AvisoProtocol", dependencies: ["AvisoCore"]),
         // The only module that touches C and the kernel.
-        .target(name: "AvisoDaemon", dependencies: ["AvisoCore", "AvisoProtocol", "CNotify", "CSystemd", "CSQLite", "CShims", "CKernel"]),
+        // Failure injection (`injectedFailures`) exists in debug builds only, which the tests use; release builds make
+        // each system call directly.
+        .target(name: "AvisoDaemon", dependencies: ["AvisoCore", "AvisoProtocol", "CNotify", "CSystemd", "CSQLite", "CShims", "CKernel"],
+                swiftSettings: [.define("FAILURE_INJECTION", .when(configuration: .debug))]),
 
         .executableTarget(name: "avisod", dependencies: ["AvisoDaemon"]),
         .executableTarget(name: "avisoctl", dependencies: ["AvisoProtocol", "AvisoCore"]),
@@ -40,7 +43,7 @@ let package = Package(
         .testTarget(name: "AvisoProtocolTests", dependencies: ["AvisoProtocol", "AvisoTestSupport"]),
         .testTarget(name: "AvisoDaemonTests", dependencies: [
             "AvisoDaemon", "AvisoTestSupport", "CKernel", "CNotify", "avisod", "avisoctl", "aviso-test-notifyd", "aviso-test-logind",
-        ]),
+        ], swiftSettings: [.define("FAILURE_INJECTION", .when(configuration: .debug))]),
         .testTarget(name: "EndToEndTests", dependencies: ["AvisoTestSupport", "avisod", "avisoctl"]),
     ],
     swiftLanguageModes: [.v6]

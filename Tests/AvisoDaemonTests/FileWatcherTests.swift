@@ -186,6 +186,7 @@ extension Integration {
             #expect(hasZone(await collect(watcher) { hasZone($0) }))
         }
 
+        #if FAILURE_INJECTION
         @Test func theWatchLimitIsReportedAsASystemError() throws {
             let tree = try Tree()
             defer { tree.remove() }
@@ -195,6 +196,7 @@ extension Integration {
                 _ = try FileWatcher(configFile: tree.config + "/aviso.conf", zoneFile: tree.localtime)
             }
         }
+        #endif
 
         @Test func editToEventLatencyIsWithinTheBudget() async throws {
             let tree = try Tree()

@@ -8,6 +8,7 @@ extension Integration {
     ///
     /// Serialized, and each test injects under its own function name, because the injection table is process-wide.
     @Suite(.serialized) struct SyscallTests {
+        #if FAILURE_INJECTION
         @Test func injectedEINTRIsRetriedUntilTheCallSucceeds() throws {
             injectedFailures["aviso_test_eintr"] = [.interrupted, .interrupted, .interrupted]
             var realCalls = 0
@@ -20,6 +21,7 @@ extension Integration {
             #expect(realCalls == 1)
             #expect(injectedFailures["aviso_test_eintr"] == nil)
         }
+        #endif
 
         @Test func aCallInterruptedByTheKernelIsRetried() throws {
             var attempts = 0
@@ -35,6 +37,7 @@ extension Integration {
             #expect(attempts == 4)
         }
 
+        #if FAILURE_INJECTION
         @Test func ENOSPCSurfacesWithTheFunctionName() {
             injectedFailures["aviso_test_inotify_add_watch"] = [.noSpace]
             var realCalls = 0
@@ -49,6 +52,7 @@ extension Integration {
             #expect(error?.description == "aviso_test_inotify_add_watch: \(String(cString: strerror(ENOSPC)))")
             #expect(realCalls == 0)
         }
+        #endif
 
         @Test func aRealFailureCarriesErrno() {
             let error = #expect(throws: SystemError.self) {
@@ -57,6 +61,7 @@ extension Integration {
             #expect(error == SystemError("open", .noEntry))
         }
 
+        #if FAILURE_INJECTION
         @Test func aWrapperRetriesEINTRAndStillArmsTheTimer() throws {
             // Timer tests running in parallel may take some of these; they are retried there too, so nothing breaks.
             injectedFailures["timerfd_settime"] = [.interrupted, .interrupted, .interrupted]
@@ -69,5 +74,6 @@ extension Integration {
             #expect(poll(&entry, 1, 5_000) == 1)
             #expect(try TimerFD.read(fd) == .expired(1))
         }
+        #endif
     }
 }

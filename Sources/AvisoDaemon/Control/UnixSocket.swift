@@ -27,6 +27,28 @@ enum UnixSocket {
         try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
     }
 
+    /// Sends `bytes` as one datagram to the socket at `path` ("@NAME": NAME in the abstract namespace, whose address
+    /// is exactly its bytes after a NUL); false when it could not be sent. The caller checked `fits(path)`.
+    @discardableResult
+    static func sendDatagram(_ bytes: [UInt8], to path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var name = Array(path.utf8)
+        let abstract = name.first == UInt8(ascii: "@")
+        if abstract { name[0] = 0 }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: name) }
+        let length = socklen_t(MemoryLayout.offset(of: \sockaddr_un.sun_path)! + name.count + (abstract ? 0 : 1))
+        let sent = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
+            }
+        }
+        return sent == bytes.count
+    }
+
     /// Whether a process is accepting connections on `path` (a live daemon, as opposed to a stale socket file).
     static func isListening(_ path: String) -> Bool {
         guard let fd = try? make() else { return false }

@@ -37,8 +37,9 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { errno.rawValue == 0 ? function : "\(function): \(errno)" }
 }
 
+#if FAILURE_INJECTION
 /// Test seam: when set, the next calls of the named functions fail with the given errnos, one per call, before the
-/// real call is made. Only tests set it.
+/// real call is made. Only tests set it, and only debug builds have it (`FAILURE_INJECTION`, Package.swift).
 ///
 /// Behind a lock because the timer and signal threads make system calls while tests set it.
 var injectedFailures: [String: [Errno]] {
@@ -57,6 +58,7 @@ private func takeInjectedFailure(_ function: String) -> Errno? {
         return next
     }
 }
+#endif
 
 /// Runs a system call that returns -1 and sets errno on failure, retrying EINTR.
 ///
@@ -66,12 +68,16 @@ private func takeInjectedFailure(_ function: String) -> Errno? {
 func syscall<T: FixedWidthInteger>(_ function: String, _ body: () -> T) throws(SystemError) -> T {
     while true {
         let result: T
+        #if FAILURE_INJECTION
         if let injected = takeInjectedFailure(function) {
             errno = injected.rawValue
             result = -1
         } else {
             result = body()
         }
+        #else
+        result = body()
+        #endif
         if result != -1 { return result }
         let e = Errno(rawValue: errno)
         if e == .interrupted { continue }

@@ -58,23 +58,7 @@ public struct SystemdNotifier: Sendable {
     private func send(_ state: String) {
         // A failure here (socket gone, systemd restarting) must not stop the daemon; systemd's own timeouts notice.
         guard let socketPath else { return }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var path = Array(socketPath.utf8)
-        let abstract = path.first == UInt8(ascii: "@")
-        if abstract { path[0] = 0 }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
-        // An abstract name is exactly its bytes; a path is followed by its NUL.
-        let length = socklen_t(MemoryLayout.offset(of: \sockaddr_un.sun_path)! + path.count + (abstract ? 0 : 1))
-        var bytes = Array(state.utf8)
-        _ = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddr in
-                sendto(fd, &bytes, bytes.count, Int32(MSG_NOSIGNAL), sockaddr, length)
-            }
-        }
+        UnixSocket.sendDatagram(Array(state.utf8), to: socketPath)
     }
 
     /// A newline would end the STATUS= assignment and start a bogus one.
