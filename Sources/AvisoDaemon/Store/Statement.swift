@@ -72,11 +72,16 @@ final class Statement {
 
     /// Binds `values` and collects every row through `row`.
     func rows<T>(_ values: [Value?] = [], _ row: (Statement) throws(StoreError) -> T) throws(StoreError) -> [T] {
-        try bind(values)
         var result: [T] = []
-        while try step() { result.append(try row(self)) }
-        sqlite3_reset(handle)
+        try forEachRow(values) { statement throws(StoreError) in result.append(try row(statement)) }
         return result
+    }
+
+    /// Binds `values` and calls `body` with each row in turn (nothing is collected: for tables of any size).
+    func forEachRow(_ values: [Value?] = [], _ body: (Statement) throws(StoreError) -> Void) throws(StoreError) {
+        try bind(values)
+        while try step() { try body(self) }
+        sqlite3_reset(handle)
     }
 
     func text(_ column: Int32) -> String? {

@@ -28,24 +28,33 @@ public struct DeclaredSchedule: Hashable, Sendable {
 extension Store {
     /// The stored schedule of every declared reminder, by identifier. A row whose next deadline cannot be read is
     /// left out: its reminder is planned anew from its file.
+    ///
+    /// Rows go straight into the table (no array of 100,000 rows beside it at start), and equal boot ids share one
+    /// string: the model keeps them in every elapsed-time deadline.
     public func declaredSchedules() throws(StoreError) -> [String: DeclaredSchedule] {
-        let rows = try statement("""
+        var result: [String: DeclaredSchedule] = [:]
+        var bootID = ""
+        try statement("""
             SELECT id, source, trigger, added, next_clock, next_ns, next_boot, next_estimate, fire_count, last_fired
             FROM declared
-            """).rows { row -> (String, DeclaredSchedule)? in
+            """).forEachRow { row in
             let next: Deadline?
             switch (row.integer(4), row.integer(5)) {
             case (nil, _): next = nil
             case (0?, let ns?): next = .wall(WallTime(nanoseconds: ns))
-            case (1?, let ns?): next = .boot(BootTime(nanoseconds: ns), bootID: row.text(6) ?? "",
-                                             wallEstimate: WallTime(nanoseconds: row.integer(7) ?? ns))
-            default: return nil
+            case (1?, let ns?):
+                let boot = row.text(6) ?? ""
+                if boot != bootID { bootID = boot }
+                next = .boot(BootTime(nanoseconds: ns), bootID: bootID, wallEstimate: WallTime(nanoseconds: row.integer(7) ?? ns))
+            default: return
             }
-            return (row.text(0) ?? "", DeclaredSchedule(
+            let id = row.text(0) ?? ""
+            guard result[id] == nil else { return }
+            result[id] = DeclaredSchedule(
                 source: row.text(1) ?? "", trigger: row.text(2) ?? "", added: WallTime(nanoseconds: row.integer(3) ?? 0),
-                next: next, fireCount: Int(row.integer(8) ?? 0), lastFired: row.integer(9).map { WallTime(nanoseconds: $0) }))
+                next: next, fireCount: Int(row.integer(8) ?? 0), lastFired: row.integer(9).map { WallTime(nanoseconds: $0) })
         }
-        return Dictionary(rows.compactMap { $0 }, uniquingKeysWith: { a, _ in a })
+        return result
     }
 
     /// Writes a request to the table of its kind, and removes it from the other: a name first added over the socket
