@@ -9,11 +9,9 @@ extension Scheduler {
     /// With `changes` (what a reload of the directory reported) only those identifiers are looked at, so editing one
     /// file of a large model costs what that file holds; without, the whole directory is compared with the model.
     ///
-    /// `stored`: at start, the schedules the store kept of declared reminders (their content is in the files). A
-    /// reminder declared by the same file with the same trigger takes its stored schedule without a write; one no
-    /// longer declared is removed.
-    func adoptDeclared(_ directory: ReminderDirectory, changes: ReminderChanges? = nil,
-                       stored: [String: DeclaredSchedule] = [:]) {
+    /// `stored`: at start, the identifiers whose stored schedules `adoptStoredSchedules` did not take: each is
+    /// planned anew if still declared, else removed.
+    func adoptDeclared(_ directory: ReminderDirectory, changes: ReminderChanges? = nil, stored: Set<String> = []) {
         let current = now()
         let declared = directory.reminders
         var gone: [String] = []
@@ -23,7 +21,7 @@ extension Scheduler {
             candidates = Array(changes.added.union(changes.updated))
         } else {
             for (id, r) in requests where r.source != nil && declared[id] == nil { gone.append(id) }
-            for id in stored.keys where declared[id] == nil && requests[id] == nil { gone.append(id) }
+            for id in stored where declared[id] == nil && requests[id] == nil { gone.append(id) }
             candidates = Array(declared.keys)
         }
         var changed: [(ScheduledRequest, isNew: Bool, line: Int)] = []
@@ -33,13 +31,6 @@ extension Scheduler {
             // The image as the model holds it (the copy, named by its content): an unchanged file compares equal.
             attachImage(&d)
             let old = requests[id]
-            // Unchanged since the daemon last ran: the stored schedule, unless its category has gone meanwhile.
-            if old == nil, let kept = stored[id]?.scheduling(d.request, declaredIn: d.file),
-               d.request.content.categoryID.flatMap({ book.problem(naming: $0) }) == nil {
-                requests[id] = kept
-                declaredProblems[id] = nil
-                continue
-            }
             if let old, old.source == nil {
                 Log.warning("'\(id)' is declared in \(d.file): it replaces the request of that name added over the socket")
             }
@@ -52,7 +43,7 @@ extension Scheduler {
                 continue
             }
             declaredProblems[id] = nil
-            changed.append((r, old == nil && stored[id] == nil, d.line))
+            changed.append((r, old == nil && !stored.contains(id), d.line))
         }
         do {
             // One transaction for the whole directory: 100,000 reminders load with one disk flush, not 100,000.
@@ -79,6 +70,31 @@ extension Scheduler {
         }
         for p in directory.problems { Log.error(p.description) }
         for w in directory.warnings { Log.warning(w.description) }
+    }
+
+    /// At start, before `adoptDeclared`: each stored schedule whose reminder the same file still declares with the
+    /// same trigger is taken as it is, without a write, unless its category has gone meanwhile; the store's rows
+    /// are read one at a time, so no table of 100,000 schedules is built beside the model. Returns the identifiers
+    /// of the rows not taken (declared otherwise, or no longer declared).
+    func adoptStoredSchedules(_ directory: ReminderDirectory) throws(StoreError) -> Set<String> {
+        let declared = directory.reminders
+        var left: Set<String> = []
+        try store.forEachDeclaredSchedule { id, schedule in
+            guard requests[id] == nil, var d = declared[id] else {
+                left.insert(id)
+                return
+            }
+            // The image as the model holds it (the copy, named by its content): an unchanged file compares equal.
+            attachImage(&d)
+            guard let kept = schedule.scheduling(d.request, declaredIn: d.file),
+                  d.request.content.categoryID.flatMap({ book.problem(naming: $0) }) == nil else {
+                left.insert(id)
+                return
+            }
+            requests[id] = kept
+            declaredProblems[id] = nil
+        }
+        return left
     }
 
     /// A declared reminder's image checked and copied; one that cannot be shown is dropped with a warning, and the

@@ -142,8 +142,7 @@ public actor Scheduler {
         try loadItems()
         if let reminders { _ = reminders.reload(changed: nil) }
         rebuildBook()
-        // The stored schedules are read here, so that they are gone before the heap is trimmed.
-        if let reminders { adoptDeclared(reminders, stored: try store.declaredSchedules()) }
+        if let reminders { adoptDeclared(reminders, stored: try adoptStoredSchedules(reminders)) }
         Log.info("loaded \(requests.count) request(s)")
         releaseFreeHeap()
         if let why = store.unwritable {

@@ -28,11 +28,18 @@ public struct DeclaredSchedule: Hashable, Sendable {
 extension Store {
     /// The stored schedule of every declared reminder, by identifier. A row whose next deadline cannot be read is
     /// left out: its reminder is planned anew from its file.
-    ///
-    /// Rows go straight into the table (no array of 100,000 rows beside it at start), and equal boot ids share one
-    /// string: the model keeps them in every elapsed-time deadline.
     public func declaredSchedules() throws(StoreError) -> [String: DeclaredSchedule] {
         var result: [String: DeclaredSchedule] = [:]
+        try forEachDeclaredSchedule { id, schedule in
+            if result[id] == nil { result[id] = schedule }
+        }
+        return result
+    }
+
+    /// Calls `body` with each stored schedule of a declared reminder, one row at a time: at a start with 100,000
+    /// reminders no table of them is built beside the model. Equal boot ids share one string (the model keeps them
+    /// in every elapsed-time deadline). A row whose next deadline cannot be read is skipped.
+    public func forEachDeclaredSchedule(_ body: (String, DeclaredSchedule) -> Void) throws(StoreError) {
         var bootID = ""
         try statement("""
             SELECT id, source, trigger, added, next_clock, next_ns, next_boot, next_estimate, fire_count, last_fired
@@ -48,13 +55,10 @@ extension Store {
                 next = .boot(BootTime(nanoseconds: ns), bootID: bootID, wallEstimate: WallTime(nanoseconds: row.integer(7) ?? ns))
             default: return
             }
-            let id = row.text(0) ?? ""
-            guard result[id] == nil else { return }
-            result[id] = DeclaredSchedule(
+            body(row.text(0) ?? "", DeclaredSchedule(
                 source: row.text(1) ?? "", trigger: row.text(2) ?? "", added: WallTime(nanoseconds: row.integer(3) ?? 0),
-                next: next, fireCount: Int(row.integer(8) ?? 0), lastFired: row.integer(9).map { WallTime(nanoseconds: $0) })
+                next: next, fireCount: Int(row.integer(8) ?? 0), lastFired: row.integer(9).map { WallTime(nanoseconds: $0) }))
         }
-        return result
     }
 
     /// Writes a request to the table of its kind, and removes it from the other: a name first added over the socket
