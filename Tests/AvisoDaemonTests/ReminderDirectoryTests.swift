@@ -1,5 +1,5 @@
 import AvisoCore
-import AvisoDaemon
+@testable import AvisoDaemon
 import AvisoProtocol
 import Foundation
 import Glibc

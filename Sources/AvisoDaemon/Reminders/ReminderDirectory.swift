@@ -15,7 +15,7 @@ import Synchronization
 /// Files are `*.conf` directly in the directory (no recursion); names starting with '.' (editor temp files) are
 /// skipped. A missing directory means no reminders and no problem.
 public final class ReminderDirectory {
-    private struct FileState {
+    fileprivate struct FileState {
         var identity: FileBytes.FileIdentity?
         var hash: UInt64?
         /// The reminders of the last version that parsed without errors.
@@ -35,14 +35,14 @@ public final class ReminderDirectory {
     private let environment: [String: String]
     private var files: [String: FileState] = [:]
     private var directoryProblem: ConfigProblem?
-    /// The files that declare each reminder name, in sorted path order: the first one's declaration is in effect.
-    private var declarers: [String: Declarers] = [:]
+    /// Each declared reminder name: the files that declare it, and where the one in effect is in its file's list.
+    private var declarations: [String: Declaration] = [:]
     /// Names declared in more than one file.
     private var duplicateNames: Set<String> = []
     private var itemDuplicates: [ConfigProblem] = []
 
-    /// Every declared reminder in effect, by identifier.
-    public private(set) var reminders: [String: DeclaredReminder] = [:]
+    /// Every declared reminder in effect, by identifier: a view of the files' declarations, which are held once.
+    var reminders: DeclaredReminders { DeclaredReminders(files: files, declarations: declarations) }
     /// Every item in effect, by name.
     public private(set) var items: [String: DeclaredItem] = [:]
 
@@ -55,7 +55,7 @@ public final class ReminderDirectory {
     /// Each later declaration of a name declared in several files, at its line, naming the one in effect.
     private var duplicates: [ConfigProblem] {
         duplicateNames.sorted().flatMap { name -> [ConfigProblem] in
-            let all = (declarers[name]?.files ?? []).compactMap { declaration(of: name, in: $0) }
+            let all = (declarations[name]?.declarers?.files ?? []).compactMap { declaration(of: name, in: $0) }
             guard let first = all.first else { return [] }
             return all.dropFirst().map { d in
                 ConfigProblem(file: d.file, line: d.line, message: """
@@ -106,38 +106,50 @@ public final class ReminderDirectory {
         // what that file holds, not the whole directory.
         var affected: Set<String> = []
         for (file, before) in touched {
+            for d in before?.good ?? [] { affected.insert(d.request.id) }
+            for d in files[file]?.good ?? [] { affected.insert(d.request.id) }
+        }
+        // What was in effect before, for the comparison below: the files as they were, where the names pointed.
+        var filesBefore = files
+        for (file, before) in touched { filesBefore[file] = before }
+        var before: [String: Declaration] = [:]
+        for id in affected { if let d = declarations[id] { before[id] = d } }
+        let previous = DeclaredReminders(files: filesBefore, declarations: before)
+        for (file, before) in touched {
             for d in before?.good ?? [] {
-                affected.insert(d.request.id)
-                declarers[d.request.id] = declarers[d.request.id]?.without(file)
+                let declarers = declarations[d.request.id]?.declarers?.without(file)
+                declarations[d.request.id]?.declarers = declarers
             }
             for d in files[file]?.good ?? [] {
-                affected.insert(d.request.id)
-                declarers[d.request.id] = declarers[d.request.id]?.with(file) ?? .one(file)
+                let declarers = declarations[d.request.id]?.declarers?.with(file) ?? .one(file)
+                declarations[d.request.id, default: Declaration(declarers: nil, index: 0)].declarers = declarers
             }
         }
-        func take(_ id: String, _ now: DeclaredReminder?) {
-            switch (reminders[id], now) {
-            case (nil, nil): break
-            case (nil, .some): changes.added.insert(id)
-            case (.some, nil): changes.removed.insert(id)
-            case (let old?, let new?): if old.request != new.request { changes.updated.insert(id) }
-            }
-            reminders[id] = now
-        }
-        reminders.reserveCapacity(reminders.count + affected.count)
-        for id in affected {
-            if case .many = declarers[id] { duplicateNames.insert(id) } else { duplicateNames.remove(id) }
-        }
-        // The usual case: the name's first declarer is the touched file itself, whose declarations are at hand.
-        var pending = affected
+        // Where each affected name's declaration in effect now is: by position in the touched files (the usual case),
+        // else searched for in the first declaring file (a name declared twice).
+        var positions: [String: [String: Int]] = [:]
         for file in touched.keys {
-            for d in files[file]?.good ?? [] where declarers[d.request.id]?.first == file && pending.remove(d.request.id) != nil {
-                take(d.request.id, d)
-            }
+            var inFile: [String: Int] = [:]
+            for (i, d) in (files[file]?.good ?? []).enumerated() where inFile[d.request.id] == nil { inFile[d.request.id] = i }
+            positions[file] = inFile
         }
-        // Names now in effect from another file (declared twice), or no longer declared.
-        for id in pending {
-            take(id, declarers[id].flatMap { declaration(of: id, in: $0.first) })
+        for id in affected {
+            guard let declarers = declarations[id]?.declarers else {
+                declarations[id] = nil
+                duplicateNames.remove(id)
+                if previous[id] != nil { changes.removed.insert(id) }
+                continue
+            }
+            let first = declarers.first
+            let index = positions[first].map { $0[id] } ?? files[first]?.good.firstIndex { $0.request.id == id }
+            declarations[id]?.index = index ?? 0
+            if case .many = declarers { duplicateNames.insert(id) } else { duplicateNames.remove(id) }
+            let now = Self.inEffect(id, files: files, declarations: declarations)
+            switch (previous[id], now) {
+            case (nil, .some): changes.added.insert(id)
+            case (let old?, let new?): if old.request != new.request { changes.updated.insert(id) }
+            default: break
+            }
         }
         changes.presentation = touched.contains { file, before in
             (before?.presentation ?? PresentationGroups()) != (files[file]?.presentation ?? PresentationGroups())
@@ -334,8 +346,25 @@ public final class ReminderDirectory {
         return names
     }
 
+    /// The declaration of `id` in effect: at its position in its first declaring file's list (looked for there if
+    /// the position is stale, which a consistent table never has).
+    fileprivate static func inEffect(_ id: String, files: [String: FileState], declarations: [String: Declaration])
+        -> DeclaredReminder?
+    {
+        guard let d = declarations[id], let first = d.declarers?.first, let good = files[first]?.good else { return nil }
+        if d.index < good.count && good[d.index].request.id == id { return good[d.index] }
+        return good.first { $0.request.id == id }
+    }
+
+    /// Where a name's declaration in effect is: its declaring files, and its position in the first one's list.
+    fileprivate struct Declaration {
+        /// Nil only while a reload moves a name between files.
+        var declarers: Declarers?
+        var index: Int
+    }
+
     /// The files declaring one name, in sorted path order; almost always one.
-    private enum Declarers {
+    fileprivate enum Declarers {
         case one(String)
         case many([String])
 
@@ -373,4 +402,22 @@ public final class ReminderDirectory {
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return h
     }
+}
+
+/// Every declared reminder in effect, by identifier, read through the files' lists of declarations (each is held
+/// once, in its file's list; a reminder directory of 100,000 keeps no second table of them).
+struct DeclaredReminders {
+    fileprivate let files: [String: ReminderDirectory.FileState]
+    fileprivate let declarations: [String: ReminderDirectory.Declaration]
+
+    subscript(id: String) -> DeclaredReminder? {
+        ReminderDirectory.inEffect(id, files: files, declarations: declarations)
+    }
+
+    /// The identifiers, in no particular order.
+    var keys: some Collection<String> { declarations.keys }
+    /// The declarations, in no particular order.
+    var values: [DeclaredReminder] { declarations.keys.compactMap { self[$0] } }
+    var count: Int { declarations.count }
+    var isEmpty: Bool { declarations.isEmpty }
 }
