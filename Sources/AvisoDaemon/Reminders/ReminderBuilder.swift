@@ -123,7 +123,7 @@ struct ReminderBuilder {
                 fail(values["TimeZone"]?.line, "TimeZone=\(zone.name) contradicts the zone '\(named)' at the end of OnCalendar=; give one")
                 return nil
             }
-            return .calendar(CalendarTrigger(spec: value, parsed: spec, zone: zone?.name, policy: policy))
+            return .calendar(specs.trigger(value, parsed: spec, zone: zone?.name, policy: policy))
         }
     }
 
@@ -162,10 +162,19 @@ struct ReminderBuilder {
 }
 
 /// Calendar specs parsed once per text and shared, for one reading of a directory: 100,000 reminders hold far fewer
-/// distinct specs, and equal ones then share their parsed form. Used by one thread at a time (each reading thread
-/// has its own).
+/// distinct specs, and equal ones then share their parsed form, and equal triggers one trigger's. Used by one
+/// thread at a time (each reading thread has its own).
 final class CalendarSpecCache: @unchecked Sendable {
     private var parsed: [String: CalendarSpec] = [:]
+    private var triggers: [CalendarTrigger: CalendarTrigger] = [:]
+
+    /// The trigger of `text` (already parsed as `parsed`), the same value as every equal one asked for before.
+    func trigger(_ text: String, parsed: CalendarSpec, zone: String?, policy: DSTPolicy) -> CalendarTrigger {
+        let made = CalendarTrigger(spec: text, parsed: parsed, zone: zone, policy: policy)
+        if let known = triggers[made] { return known }
+        triggers[made] = made
+        return made
+    }
 
     /// The spec `text` parsed with the zones `zones` can load (a failure is not kept, and is thrown each time).
     func parse(_ text: String, zones: ZoneLookup) throws(ValidationError) -> CalendarSpec {
