@@ -7,22 +7,83 @@ public enum InterruptionLevel: String, Hashable, Sendable, Codable, CaseIterable
 }
 
 /// What a notification says, as UNNotificationContent has it.
+///
+/// The title, body, category and level are held inline; the fields most notifications leave empty (subtitle,
+/// thread, relevance, user info, image, delivery mode) live in one box, shared by copies and copied on the first
+/// change, and absent while they are all empty: a model of 100,000 reminders holds a content in every request.
 public struct Content: Hashable, Sendable, Codable {
     public var title: String
-    public var subtitle: String
     public var body: String
-    /// Notifications of one thread replace each other on screen (`x-dunst-stack-tag`, ...).
-    public var threadID: String?
     /// The freedesktop `category` hint.
     public var categoryID: String?
-    /// 0...1; nil when not given.
-    public var relevance: Double?
     public var level: InterruptionLevel
-    public var userInfo: [String: JSONValue]
+    private var extras: Extras?
+
+    private final class Extras: @unchecked Sendable {
+        var subtitle = ""
+        var threadID: String?
+        var relevance: Double?
+        var userInfo: [String: JSONValue] = [:]
+        var image: String?
+        var delivery: DeliveryMode?
+
+        var isEmpty: Bool {
+            subtitle.isEmpty && threadID == nil && relevance == nil && userInfo.isEmpty && image == nil && delivery == nil
+        }
+
+        func copy() -> Extras {
+            let c = Extras()
+            (c.subtitle, c.threadID, c.relevance, c.userInfo, c.image, c.delivery) =
+                (subtitle, threadID, relevance, userInfo, image, delivery)
+            return c
+        }
+    }
+
+    /// The box, to be changed: made, or copied first when another value shares it; dropped again when it ends up
+    /// empty.
+    private mutating func changeExtras(_ change: (Extras) -> Void) {
+        if extras == nil {
+            extras = Extras()
+        } else if !isKnownUniquelyReferenced(&extras!) {
+            extras = extras!.copy()
+        }
+        change(extras!)
+        if extras!.isEmpty { extras = nil }
+    }
+
+    public var subtitle: String {
+        get { extras?.subtitle ?? "" }
+        set { changeExtras { $0.subtitle = newValue } }
+    }
+
+    /// Notifications of one thread replace each other on screen (`x-dunst-stack-tag`, ...).
+    public var threadID: String? {
+        get { extras?.threadID }
+        set { changeExtras { $0.threadID = newValue } }
+    }
+
+    /// 0...1; nil when not given.
+    public var relevance: Double? {
+        get { extras?.relevance }
+        set { changeExtras { $0.relevance = newValue } }
+    }
+
+    public var userInfo: [String: JSONValue] {
+        get { extras?.userInfo ?? [:] }
+        set { changeExtras { $0.userInfo = newValue } }
+    }
+
     /// A local image path (`image-path` hint).
-    public var image: String?
+    public var image: String? {
+        get { extras?.image }
+        set { changeExtras { $0.image = newValue } }
+    }
+
     /// How it reaches the screen; nil: as its category says, else at once.
-    public var delivery: DeliveryMode?
+    public var delivery: DeliveryMode? {
+        get { extras?.delivery }
+        set { changeExtras { $0.delivery = newValue } }
+    }
 
     public init(
         title: String = "", subtitle: String = "", body: String = "", threadID: String? = nil,
@@ -30,15 +91,33 @@ public struct Content: Hashable, Sendable, Codable {
         userInfo: [String: JSONValue] = [:], image: String? = nil, delivery: DeliveryMode? = nil
     ) {
         self.title = title
-        self.subtitle = subtitle
         self.body = body
-        self.threadID = threadID
         self.categoryID = categoryID
-        self.relevance = relevance
         self.level = level
-        self.userInfo = userInfo
-        self.image = image
-        self.delivery = delivery
+        let e = Extras()
+        (e.subtitle, e.threadID, e.relevance, e.userInfo, e.image, e.delivery) =
+            (subtitle, threadID, relevance, userInfo, image, delivery)
+        extras = e.isEmpty ? nil : e
+    }
+
+    public static func == (a: Content, b: Content) -> Bool {
+        a.title == b.title && a.body == b.body && a.categoryID == b.categoryID && a.level == b.level
+            && (a.extras === b.extras
+                || (a.subtitle == b.subtitle && a.threadID == b.threadID && a.relevance == b.relevance
+                    && a.userInfo == b.userInfo && a.image == b.image && a.delivery == b.delivery))
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(title)
+        hasher.combine(subtitle)
+        hasher.combine(body)
+        hasher.combine(threadID)
+        hasher.combine(categoryID)
+        hasher.combine(relevance)
+        hasher.combine(level)
+        hasher.combine(userInfo)
+        hasher.combine(image)
+        hasher.combine(delivery)
     }
 }
 
@@ -62,5 +141,19 @@ extension Content {
             userInfo: try c.decodeIfPresent([String: JSONValue].self, forKey: .userInfo) ?? [:],
             image: try c.decodeIfPresent(String.self, forKey: .image),
             delivery: try c.decodeIfPresent(DeliveryMode.self, forKey: .delivery))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(title, forKey: .title)
+        try c.encode(subtitle, forKey: .subtitle)
+        try c.encode(body, forKey: .body)
+        try c.encodeIfPresent(threadID, forKey: .threadID)
+        try c.encodeIfPresent(categoryID, forKey: .categoryID)
+        try c.encodeIfPresent(relevance, forKey: .relevance)
+        try c.encode(level, forKey: .level)
+        try c.encode(userInfo, forKey: .userInfo)
+        try c.encodeIfPresent(image, forKey: .image)
+        try c.encodeIfPresent(delivery, forKey: .delivery)
     }
 }
