@@ -34,6 +34,11 @@ struct PosixTimeZone: Hashable, Sendable {
         var reason: String
     }
 
+    /// A zone that is always `standard`: no daylight time, no rules.
+    init(standard: Zone) {
+        self.standard = standard
+    }
+
     /// Parses a TZ string; throws a reason on malformed input.
     init(parsing text: String) throws(Failure) {
         var s = Scanner(text)

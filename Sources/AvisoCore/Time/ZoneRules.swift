@@ -33,7 +33,7 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
     /// From this instant on (seconds since the epoch) the footer's rule decides: the last transition, or never.
     private let footerFrom: Int64
 
-    private static let noFooter = try! PosixTimeZone(parsing: "UTC0")
+    private static let noFooter = PosixTimeZone(standard: .init(abbreviation: "UTC", offset: 0))
 
     private init(name: String, transitions: [Int64], transitionTypes: [Int], types: [LocalType], footer: PosixTimeZone?) {
         self.name = name
