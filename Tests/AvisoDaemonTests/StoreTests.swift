@@ -383,3 +383,12 @@ private func sqlite(_ path: String, _ sql: String) throws -> String {
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self)
 }
+
+extension Store {
+    /// Every stored schedule of a declared reminder, by identifier, for the tests to look at.
+    func declaredSchedules() throws(StoreError) -> [String: DeclaredSchedule] {
+        var result: [String: DeclaredSchedule] = [:]
+        try forEachDeclaredSchedule { id, schedule in result[id] = schedule }
+        return result
+    }
+}

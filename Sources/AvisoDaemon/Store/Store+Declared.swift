@@ -26,19 +26,10 @@ public struct DeclaredSchedule: Hashable, Sendable {
 /// socket as JSON (table `requests`): at a start with 100,000 declared reminders nothing is encoded or decoded as
 /// JSON, and the content is read from the files alone.
 extension Store {
-    /// The stored schedule of every declared reminder, by identifier. A row whose next deadline cannot be read is
-    /// left out: its reminder is planned anew from its file.
-    public func declaredSchedules() throws(StoreError) -> [String: DeclaredSchedule] {
-        var result: [String: DeclaredSchedule] = [:]
-        try forEachDeclaredSchedule { id, schedule in
-            if result[id] == nil { result[id] = schedule }
-        }
-        return result
-    }
-
     /// Calls `body` with each stored schedule of a declared reminder, one row at a time: at a start with 100,000
     /// reminders no table of them is built beside the model. Equal boot ids share one string (the model keeps them
-    /// in every elapsed-time deadline). A row whose next deadline cannot be read is skipped.
+    /// in every elapsed-time deadline). A row whose next deadline cannot be read is skipped: its reminder is planned
+    /// anew from its file.
     public func forEachDeclaredSchedule(_ body: (String, DeclaredSchedule) -> Void) throws(StoreError) {
         var bootID = ""
         try statement("""

@@ -76,7 +76,7 @@ public final class Store {
 
     // MARK: Requests
 
-    /// Every stored request added over the socket, in no particular order (declared ones: `declaredSchedules`). A
+    /// Every stored request added over the socket, in no particular order (declared ones: `forEachDeclaredSchedule`). A
     /// row that cannot be decoded is moved to the quarantine table and reported; the rest load.
     public func requests() throws(StoreError) -> [ScheduledRequest] {
         var unreadable: [Quarantined] = []
