@@ -198,7 +198,8 @@ struct ReminderFileTests {
         let example = URL(fileURLWithPath: directory).deletingLastPathComponent().appendingPathComponent("aviso.conf").path
         let book = CategoryBook(configuration: try #require(ConfigLoader.load(path: example).configuration), reminders: reminders)
         #expect(book.problems.isEmpty, "\(book.problems)")
-        let named = Set(reminders.reminders.values.compactMap(\.request.content.categoryID))
+        let declared = reminders.reminders
+        let named = Set(declared.keys.compactMap { declared[$0]?.request.content.categoryID })
         #expect(named == ["reminder", "habit", "work", "backup"])
         // The example hook is found from the file that declares it, and runs.
         let hook = try #require(book.category("backup")?.hook)

@@ -416,8 +416,5 @@ struct DeclaredReminders {
 
     /// The identifiers, in no particular order.
     var keys: some Collection<String> { declarations.keys }
-    /// The declarations, in no particular order.
-    var values: [DeclaredReminder] { declarations.keys.compactMap { self[$0] } }
-    var count: Int { declarations.count }
     var isEmpty: Bool { declarations.isEmpty }
 }
