@@ -32,6 +32,11 @@ struct RequestModelTests {
         #expect(model["r400"] == nil)
         let iterated = Dictionary(uniqueKeysWithValues: model.map { ($0.key, $0.value.next) })
         #expect(iterated == expected.mapValues { .wall(WallTime(seconds: $0)) })
-        #expect(model.index.count == expected.count, "the deadline index follows the table")
+        #expect(model.scheduledCount == expected.count, "the deadline index follows the table")
+        // The index still orders the requests where the removals moved them.
+        let now = Now(wall: WallTime(seconds: 1_002_500), boot: BootTime(nanoseconds: 1), bootID: "boot")
+        let entries = model.map { WindowEntry(id: $0.key, deadline: $0.value.next!, priorityClass: model.priorityClass(of: $0.value)) }
+        #expect(model.armed(now: now, limit: 1_000, budgets: [:]) == WindowPlanner.plan(entries, now: now, limit: 1_000).armed)
+        #expect(model.due(now: now) == expected.filter { $0.value <= 1_002_500 }.sorted { $0.value < $1.value }.map(\.key))
     }
 }

@@ -7,17 +7,18 @@ import AvisoCore
 /// index keeps the next deadlines ordered as they change (`DeadlineIndex`), so neither looks at the rest of a model
 /// of 100,000 reminders. The table holds each request's schedule inline and its fields as a pointer to their shared
 /// box; the identifiers' hash table holds only slots (a table of whole requests by identifier would hold 262,144
-/// of them at 100,000 requests).
+/// of them at 100,000 requests), and the index refers to requests by slot, so no identifier is hashed or copied when
+/// a deadline moves.
 struct RequestModel: Sequence {
     /// Every request, in no order.
     private(set) var values: [ScheduledRequest] = []
     /// Where each request is in `values`, by identifier.
     private var slots: [String: Int] = [:]
-    /// One entry per request that has a next deadline, with its priority class, in deadline order.
-    private(set) var index: DeadlineIndex
+    /// The requests that will fire again, by their position in `values`, in deadline order.
+    private var index: DeadlineIndex
     /// The prefix rules classes come from; changing them reclassifies every entry.
     var rules: PriorityRules {
-        didSet { if rules != oldValue { for r in values { index.set(r.request.id, entry(r)) } } }
+        didSet { if rules != oldValue { for i in values.indices { place(i) } } }
     }
 
     /// `bootID`: the boot the daemon runs in, whose elapsed-time deadlines are ordered by boot time.
@@ -34,22 +35,28 @@ struct RequestModel: Sequence {
             if let newValue {
                 if let i = slots[id] {
                     values[i] = newValue
+                    place(i)
                 } else {
                     slots[id] = values.count
                     values.append(newValue)
+                    place(values.count - 1)
                 }
             } else if let i = slots.removeValue(forKey: id) {
+                index.remove(i, in: Table(values: values))
                 let last = values.removeLast()
                 if i < values.count {
                     values[i] = last
                     slots[last.request.id] = i
+                    index.move(values.count, to: i)
                 }
             }
-            index.set(id, newValue.flatMap(entry))
         }
     }
 
     var count: Int { values.count }
+
+    /// How many requests will fire again.
+    var scheduledCount: Int { index.count }
 
     /// Each request with its identifier, in no order.
     func makeIterator() -> Iterator { Iterator(base: values.makeIterator()) }
@@ -59,6 +66,24 @@ struct RequestModel: Sequence {
         mutating func next() -> (key: String, value: ScheduledRequest)? { base.next().map { ($0.request.id, $0) } }
     }
 
+    /// The requests that will fire again, as the window planner sees them, in no order.
+    var windowEntries: [WindowEntry] { index.entries(in: Table(values: values)) }
+
+    /// The timers to arm: the first `limit` in deadline order, within the classes' budgets.
+    func armed(now: Now, limit: Int, budgets: [Int: Int]) -> [TimerSpec] {
+        index.armed(now: now, limit: limit, budgets: budgets, in: Table(values: values))
+    }
+
+    /// The identifiers due at `now`, soonest first.
+    func due(now: Now) -> [String] { index.due(now: now, in: Table(values: values)) }
+
+    /// The requests that will fire again, soonest first as seen from `now`.
+    func ordered(now: Now) -> some IteratorProtocol<WindowEntry> {
+        let table = Table(values: values)
+        let order = index.ordered(now: now, in: table)
+        return AnyIterator { [index] in order.next().map { index.entry($0, table) } }
+    }
+
     /// The priority class of a request: `Priority=` if set, else its identifier's prefix; a declared reminder that
     /// matches no prefix was set by the person, the highest class.
     func priorityClass(of r: ScheduledRequest) -> Int {
@@ -66,7 +91,15 @@ struct RequestModel: Sequence {
         return c == PriorityRules.unmatchedClass && r.request.priority == nil && r.source != nil ? 0 : c
     }
 
-    private func entry(_ r: ScheduledRequest) -> WindowEntry? {
-        r.next.map { WindowEntry(id: r.request.id, deadline: $0, priorityClass: priorityClass(of: r)) }
+    /// Files the request at `i` in the index under its deadline and class.
+    private mutating func place(_ i: Int) {
+        index.set(i, priorityClass: priorityClass(of: values[i]), in: Table(values: values))
+    }
+
+    /// The requests as the deadline index reads them.
+    private struct Table: DeadlineRecords {
+        let values: [ScheduledRequest]
+        func identifier(ofRecord r: Int) -> String { values[r].request.id }
+        func deadline(ofRecord r: Int) -> Deadline? { values[r].next }
     }
 }

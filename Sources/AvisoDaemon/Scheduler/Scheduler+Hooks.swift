@@ -48,7 +48,7 @@ extension Scheduler {
     /// those in it are then armed at their instant. Looks at most at the window plus the hooks that may run at once.
     func startHooksBeyondWindow(at current: Now) {
         guard book.categories.values.contains(where: { $0.value.hook != nil }) else { return }
-        let order = requests.index.ordered(now: current)
+        var order = requests.ordered(now: current)
         for _ in 0..<(configuration.window + HookRunner.concurrencyLimit) {
             guard let e = order.next(), e.deadline.expectedWall(in: current) <= current.wall + ContentHook.maximumTimeout else { return }
             guard let r = requests[e.id], let hook = hook(of: r.request.content),

@@ -158,14 +158,14 @@ public actor Scheduler {
     func priorityClass(of r: ScheduledRequest) -> Int { requests.priorityClass(of: r) }
 
     /// The whole model as the window planner sees it.
-    func windowEntries() -> [WindowEntry] { Array(requests.index.all) }
+    func windowEntries() -> [WindowEntry] { requests.windowEntries }
 
     /// Recomputes the window from the whole model and applies the difference: a no-op touches no timer.
     func reconcile() {
         let current = now()
         reconcileCount += 1
         startHooksBeyondWindow(at: current)
-        let desired = requests.index.armed(now: current, limit: configuration.window, budgets: configuration.priorities.budgets)
+        let desired = requests.armed(now: current, limit: configuration.window, budgets: configuration.priorities.budgets)
             .map(withHookLead)
         for action in Reconciler.diff(desired: desired, armed: armed) {
             switch action {
@@ -203,7 +203,7 @@ public actor Scheduler {
             armed[id] = nil
             if startEarlyHook(id) { return reconcile() }
             let current = now()
-            if requests.index.due(now: current).contains(where: { $0 != id }) {
+            if requests.due(now: current).contains(where: { $0 != id }) {
                 // Others are due too (the same second, or timers that woke together): fired together and released
                 // in release order, not in the order their timers were read.
                 catchUp()
@@ -368,7 +368,7 @@ public actor Scheduler {
     func recordMissed() {
         let current = now()
         var firings: [(ScheduledRequest, OutboxEntry)] = []
-        for id in requests.index.due(now: current).sorted() {
+        for id in requests.due(now: current).sorted() {
             do {
                 let occurrence = requests[id]?.next
                 guard let (r, prepared) = try prepareFiring(id, manual: false, at: current) else { continue }
