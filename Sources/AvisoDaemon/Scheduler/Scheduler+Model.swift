@@ -10,8 +10,9 @@ extension Scheduler {
     /// file of a large model costs what that file holds; without, the whole directory is compared with the model.
     ///
     /// `stored`: at start, the identifiers whose stored schedules `adoptStoredSchedules` did not take: each is
-    /// planned anew if still declared, else removed.
-    func adoptDeclared(_ directory: ReminderDirectory, changes: ReminderChanges? = nil, stored: Set<String> = []) {
+    /// planned anew if still declared, else removed. The reminders it took are as declared already and are not
+    /// looked at again.
+    func adoptDeclared(_ directory: ReminderDirectory, changes: ReminderChanges? = nil, stored: Set<String>? = nil) {
         let current = now()
         let declared = directory.reminders
         var gone: [String] = []
@@ -19,9 +20,11 @@ extension Scheduler {
         if let changes {
             gone = changes.removed.filter { requests[$0]?.source != nil && declared[$0] == nil }
             candidates = Array(changes.added.union(changes.updated))
+        } else if let stored {
+            for id in stored where declared[id] == nil && requests[id] == nil { gone.append(id) }
+            candidates = declared.keys.filter { requests[$0]?.source == nil }
         } else {
             for (id, r) in requests where r.source != nil && declared[id] == nil { gone.append(id) }
-            for id in stored where declared[id] == nil && requests[id] == nil { gone.append(id) }
             candidates = Array(declared.keys)
         }
         var changed: [(ScheduledRequest, isNew: Bool, line: Int)] = []
@@ -43,7 +46,7 @@ extension Scheduler {
                 continue
             }
             declaredProblems[id] = nil
-            changed.append((r, old == nil && !stored.contains(id), d.line))
+            changed.append((r, old == nil && stored?.contains(id) != true, d.line))
         }
         do {
             // One transaction for the whole directory: 100,000 reminders load with one disk flush, not 100,000.
