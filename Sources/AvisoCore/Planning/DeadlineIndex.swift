@@ -49,6 +49,9 @@ public struct DeadlineIndex: Sendable {
     /// How many records have a deadline.
     public var count: Int { wallHeap.count + bootHeap.count }
 
+    /// Makes room for records numbered up to `n`.
+    public mutating func reserveCapacity(_ n: Int) { keys.reserveCapacity(n) }
+
     /// Files record `r` under its deadline in `records` (taken out when it has none) with `priorityClass`.
     public mutating func set(_ r: Int, priorityClass: Int, in records: some DeadlineRecords) {
         remove(r, in: records)

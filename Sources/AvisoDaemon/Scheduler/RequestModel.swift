@@ -55,6 +55,13 @@ struct RequestModel: Sequence {
 
     var count: Int { values.count }
 
+    /// Makes room for `n` requests in all.
+    mutating func reserveCapacity(_ n: Int) {
+        values.reserveCapacity(n)
+        slots.reserveCapacity(n)
+        index.reserveCapacity(n)
+    }
+
     /// How many requests will fire again.
     var scheduledCount: Int { index.count }
 

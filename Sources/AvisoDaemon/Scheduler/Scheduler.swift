@@ -136,11 +136,14 @@ public actor Scheduler {
 
     /// Loads the model from the store, arms the window and resumes deliveries left in the outbox.
     public func start() async throws(StoreError) {
-        for r in try store.requests() { requests[r.request.id] = r }
+        let added = try store.requests()
         popups = Self.popups(from: try store.delivered())
         quiet.override = (try? store.state(Self.quietKey)).flatMap { $0.flatMap(Self.quietOverride) }
         try loadItems()
         if let reminders { _ = reminders.reload(changed: nil) }
+        // The table takes the whole model at once, without the quarter left empty by growing it one by one.
+        requests.reserveCapacity(added.count + (reminders?.reminders.keys.count ?? 0))
+        for r in added { requests[r.request.id] = r }
         rebuildBook()
         if let reminders { adoptDeclared(reminders, stored: try adoptStoredSchedules(reminders)) }
         Log.info("loaded \(requests.count) request(s)")
