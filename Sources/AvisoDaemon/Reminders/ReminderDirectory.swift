@@ -33,7 +33,7 @@ public final class ReminderDirectory {
     private let zones: ZoneLookup
     /// For PATH, where `exec` actions are looked up.
     private let environment: [String: String]
-    private var files: [String: FileState] = [:]
+    private var files = FileTable()
     private var directoryProblem: ConfigProblem?
     /// Each declared reminder name: the files that declare it, and where the one in effect is in its file's list.
     private var declarations: [String: Declaration] = [:]
@@ -55,7 +55,7 @@ public final class ReminderDirectory {
     /// Each later declaration of a name declared in several files, at its line, naming the one in effect.
     private var duplicates: [ConfigProblem] {
         duplicateNames.sorted().flatMap { name -> [ConfigProblem] in
-            let all = (declarations[name]?.declarers?.files ?? []).compactMap { declaration(of: name, in: $0) }
+            let all = (declarations[name]?.declarers?.files ?? []).compactMap { declaration(of: name, in: files.path(of: $0)) }
             guard let first = all.first else { return [] }
             return all.dropFirst().map { d in
                 ConfigProblem(file: d.file, line: d.line, message: """
@@ -115,23 +115,23 @@ public final class ReminderDirectory {
         var before: [String: Declaration] = [:]
         for id in affected { if let d = declarations[id] { before[id] = d } }
         let previous = DeclaredReminders(files: filesBefore, declarations: before)
-        for (file, before) in touched {
-            for d in before?.good ?? [] {
-                let declarers = declarations[d.request.id]?.declarers?.without(file)
-                declarations[d.request.id]?.declarers = declarers
-            }
-            for d in files[file]?.good ?? [] {
-                let declarers = declarations[d.request.id]?.declarers?.with(file) ?? .one(file)
-                declarations[d.request.id, default: Declaration(declarers: nil, index: 0)].declarers = declarers
-            }
-        }
         // Where each affected name's declaration in effect now is: by position in the touched files (the usual case),
         // else searched for in the first declaring file (a name declared twice).
-        var positions: [String: [String: Int]] = [:]
-        for file in touched.keys {
+        var positions: [Int32: [String: Int]] = [:]
+        for (file, before) in touched {
+            // A file that declared nothing before or now may have no number.
+            guard let n = files.number(of: file) else { continue }
+            for d in before?.good ?? [] {
+                let declarers = declarations[d.request.id]?.declarers?.without(n)
+                declarations[d.request.id]?.declarers = declarers
+            }
             var inFile: [String: Int] = [:]
-            for (i, d) in (files[file]?.good ?? []).enumerated() where inFile[d.request.id] == nil { inFile[d.request.id] = i }
-            positions[file] = inFile
+            for (i, d) in (files[file]?.good ?? []).enumerated() {
+                let declarers = declarations[d.request.id]?.declarers?.with(n, at: file, in: files) ?? .one(n)
+                declarations[d.request.id, default: Declaration(declarers: nil, index: 0)].declarers = declarers
+                if inFile[d.request.id] == nil { inFile[d.request.id] = i }
+            }
+            positions[n] = inFile
         }
         for id in affected {
             guard let declarers = declarations[id]?.declarers else {
@@ -141,8 +141,8 @@ public final class ReminderDirectory {
                 continue
             }
             let first = declarers.first
-            let index = positions[first].map { $0[id] } ?? files[first]?.good.firstIndex { $0.request.id == id }
-            declarations[id]?.index = index ?? 0
+            let index = positions[first].map { $0[id] } ?? files[number: first]?.good.firstIndex { $0.request.id == id }
+            declarations[id]?.index = Int32(index ?? 0)
             if case .many = declarers { duplicateNames.insert(id) } else { duplicateNames.remove(id) }
             let now = Self.inEffect(id, files: files, declarations: declarations)
             switch (previous[id], now) {
@@ -348,50 +348,84 @@ public final class ReminderDirectory {
 
     /// The declaration of `id` in effect: at its position in its first declaring file's list (looked for there if
     /// the position is stale, which a consistent table never has).
-    fileprivate static func inEffect(_ id: String, files: [String: FileState], declarations: [String: Declaration])
+    fileprivate static func inEffect(_ id: String, files: FileTable, declarations: [String: Declaration])
         -> DeclaredReminder?
     {
-        guard let d = declarations[id], let first = d.declarers?.first, let good = files[first]?.good else { return nil }
-        if d.index < good.count && good[d.index].request.id == id { return good[d.index] }
+        guard let d = declarations[id], let first = d.declarers?.first, let good = files[number: first]?.good else {
+            return nil
+        }
+        let i = Int(d.index)
+        if i < good.count && good[i].request.id == id { return good[i] }
         return good.first { $0.request.id == id }
+    }
+
+    /// The state of each file read, under a number its path keeps for the directory's life, so that a name's
+    /// declaration is found without hashing its file's path.
+    fileprivate struct FileTable {
+        /// By number; nil while the file is gone.
+        private var states: [FileState?] = []
+        private var paths: [String] = []
+        private var numbers: [String: Int32] = [:]
+
+        subscript(path: String) -> FileState? {
+            get { numbers[path].flatMap { states[Int($0)] } }
+            set {
+                if let n = numbers[path] {
+                    states[Int(n)] = newValue
+                } else if let newValue {
+                    numbers[path] = Int32(states.count)
+                    states.append(newValue)
+                    paths.append(path)
+                }
+            }
+        }
+
+        subscript(number n: Int32) -> FileState? { states[Int(n)] }
+
+        func number(of path: String) -> Int32? { numbers[path] }
+        func path(of n: Int32) -> String { paths[Int(n)] }
+
+        /// The paths of the files there are.
+        var keys: [String] { paths.indices.filter { states[$0] != nil }.map { paths[$0] } }
     }
 
     /// Where a name's declaration in effect is: its declaring files, and its position in the first one's list.
     fileprivate struct Declaration {
         /// Nil only while a reload moves a name between files.
         var declarers: Declarers?
-        var index: Int
+        var index: Int32
     }
 
-    /// The files declaring one name, in sorted path order; almost always one.
+    /// The files declaring one name, by number, in sorted path order; almost always one.
     fileprivate enum Declarers {
-        case one(String)
-        case many([String])
+        case one(Int32)
+        case many([Int32])
 
-        var files: [String] {
+        var files: [Int32] {
             switch self {
             case .one(let f): [f]
             case .many(let fs): fs
             }
         }
 
-        var first: String {
+        var first: Int32 {
             switch self {
             case .one(let f): f
             case .many(let fs): fs[0]
             }
         }
 
-        func with(_ file: String) -> Declarers {
+        /// With file `n`, whose path is `path`.
+        func with(_ n: Int32, at path: String, in table: FileTable) -> Declarers {
             var fs = files
-            if fs.contains(file) { return self }
-            fs.insert(file, at: fs.firstIndex { $0 > file } ?? fs.count)
+            if fs.contains(n) { return self }
+            fs.insert(n, at: fs.firstIndex { table.path(of: $0) > path } ?? fs.count)
             return .many(fs)
         }
 
-        /// Nil when `file` was the only one.
-        func without(_ file: String) -> Declarers? {
-            let fs = files.filter { $0 != file }
+        /// Nil when `n` was the only one.
+        func without(_ n: Int32) -> Declarers? {
+            let fs = files.filter { $0 != n }
             return fs.isEmpty ? nil : fs.count == 1 ? .one(fs[0]) : .many(fs)
         }
     }
@@ -407,7 +441,7 @@ public final class ReminderDirectory {
 /// Every declared reminder in effect, by identifier, read through the files' lists of declarations (each is held
 /// once, in its file's list; a reminder directory of 100,000 keeps no second table of them).
 struct DeclaredReminders {
-    fileprivate let files: [String: ReminderDirectory.FileState]
+    fileprivate let files: ReminderDirectory.FileTable
     fileprivate let declarations: [String: ReminderDirectory.Declaration]
 
     subscript(id: String) -> DeclaredReminder? {
