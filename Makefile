@@ -15,12 +15,14 @@ BUILD = .build/$(CONFIGURATION)
 deps:
 	./scripts/install-deps
 
-# avisoctl is linked with the Swift runtime inside (-static-stdlib, its own build directory): it starts in half the
-# time, as fast as notify-send (README, Performance).
+# Both programs are linked with the Swift runtime inside (-static-stdlib, their own build directory): they need no
+# Swift installed where they run; avisoctl starts in half the time, as fast as notify-send, and avisod's resident
+# memory is 3 MiB smaller (README, Performance).
 build: deps
-	$(SWIFT) build -c $(CONFIGURATION) --product avisod
+	$(SWIFT) build -c $(CONFIGURATION) --product avisod --scratch-path .build/static -Xswiftc -static-stdlib
 	$(SWIFT) build -c $(CONFIGURATION) --product avisoctl --scratch-path .build/static -Xswiftc -static-stdlib
-	cp .build/static/$(CONFIGURATION)/avisoctl $(BUILD)/avisoctl
+	mkdir -p $(BUILD)
+	cp .build/static/$(CONFIGURATION)/avisod .build/static/$(CONFIGURATION)/avisoctl $(BUILD)/
 
 # Man pages from their scdoc sources: avisoctl(1), avisod(8), aviso.conf(5).
 MANPAGES = $(patsubst doc/%.scd,.build/man/%,$(wildcard doc/*.scd))
