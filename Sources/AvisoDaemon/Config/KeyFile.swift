@@ -18,18 +18,26 @@ struct KeyFile {
         var message: String
     }
 
-    private struct Entry {
+    /// One key of a group: its value is read with `value(of:)`, `trimmedValue(of:)` or `string(of:)`.
+    struct Entry {
         var key: String
-        var value: Range<Int>
+        fileprivate var value: Range<Int>
         var line: Int
     }
 
-    private struct Group {
+    /// A group, with its keys in the order they first appear (a key given twice has its last value and line).
+    struct Group {
         var name: String
+        /// The line of its first header.
         var line: Int
-        var entries: [Entry] = []
+        private(set) var entries: [Entry] = []
         /// Key → entry, once the group has more keys than a linear search should look through.
-        var index: [String: Int]?
+        private var index: [String: Int]?
+
+        fileprivate init(name: String, line: Int) {
+            self.name = name
+            self.line = line
+        }
 
         func find(_ key: String) -> Int? {
             if let index { return index[key] }
@@ -52,7 +60,8 @@ struct KeyFile {
     }
 
     private let bytes: [UInt8]
-    private var groupList: [Group] = []
+    /// Every group, in the order they first appear.
+    private(set) var groupList: [Group] = []
     private var groupIndex: [String: Int] = [:]
     /// The first line that breaks a rule; the accessors then see what came before it.
     private(set) var error: SyntaxError?
@@ -139,14 +148,30 @@ struct KeyFile {
 
     /// The raw value of `key` in `group` (its last), escapes not interpreted.
     func value(_ group: String, _ key: String) -> String? {
-        entry(group, key).map { Self.text(bytes[$0.value]) }
+        entry(group, key).map(value(of:))
+    }
+
+    /// The value as written.
+    func value(of entry: Entry) -> String { Self.text(bytes[entry.value]) }
+
+    /// The value as written, without the spaces, tabs and carriage returns at its end.
+    func trimmedValue(of entry: Entry) -> String {
+        var end = entry.value.upperBound
+        while end > entry.value.lowerBound, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D {
+            end -= 1
+        }
+        return Self.text(bytes[entry.value.lowerBound..<end])
     }
 
     /// The value of `key` in `group` with escapes (`\n`, `\t`, `\r`, `\s`, `\\`) interpreted; nil if absent. Any
     /// other backslash stays as written (`C:\dir`), as GKeyFile 2.74 keeps it, and so does one that ends the value,
     /// which GKeyFile drops.
     func string(_ group: String, _ key: String) -> String? {
-        guard let entry = entry(group, key) else { return nil }
+        entry(group, key).map(string(of:))
+    }
+
+    /// `string(_:_:)` of one entry.
+    func string(of entry: Entry) -> String {
         let raw = bytes[entry.value]
         guard raw.contains(UInt8(ascii: "\\")) else { return Self.text(raw) }
         var out: [UInt8] = []

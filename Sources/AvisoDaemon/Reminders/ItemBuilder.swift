@@ -43,10 +43,10 @@ struct ItemBuilder {
     let name: String
     let group: String
     let groupLine: Int?
-    let values: [String: (value: String, line: Int?)]
+    let values: GroupValues
     private(set) var problems: [ReminderBuilder.Problem] = []
 
-    init(name: String, group: String, groupLine: Int?, values: [String: (value: String, line: Int?)]) {
+    init(name: String, group: String, groupLine: Int?, values: GroupValues) {
         self.name = name
         self.group = group
         self.groupLine = groupLine

@@ -11,13 +11,13 @@ struct ReminderBuilder {
     let name: String
     let group: String
     let groupLine: Int?
-    let values: [String: (value: String, line: Int?)]
+    let values: GroupValues
     let zones: ZoneLookup
     let specs: CalendarSpecCache
     private(set) var problems: [Problem] = []
     private(set) var warnings: [Problem] = []
 
-    init(name: String, group: String, groupLine: Int?, values: [String: (value: String, line: Int?)], zones: ZoneLookup,
+    init(name: String, group: String, groupLine: Int?, values: GroupValues, zones: ZoneLookup,
          specs: CalendarSpecCache) {
         self.name = name
         self.group = group

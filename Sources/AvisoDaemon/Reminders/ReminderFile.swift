@@ -109,10 +109,10 @@ public enum ReminderFile {
         presentation.read(keyFile, file: file, into: &groupProblems) {
             ProgramPath.problem($0, path: environment["PATH"])
         }
-        for group in keyFile.groups() where !PresentationGroups.handles(group) {
-            let groupLine = keyFile.line(ofGroup: group)
+        for g in keyFile.groupList where !PresentationGroups.handles(g.name) {
+            let (group, groupLine) = (g.name, Optional(g.line))
             if group.hasPrefix(ItemBuilder.groupPrefix) {
-                switch item(group, line: groupLine, in: keyFile, file: file, warnings: &problems) {
+                switch item(g, in: keyFile, file: file, warnings: &problems) {
                 case .success(let declared): items.append(declared)
                 case .failure(let r): rejectedItems.append(r)
                 }
@@ -132,15 +132,14 @@ public enum ReminderFile {
                 ]))
                 continue
             }
-            var values: [String: (value: String, line: Int?)] = [:]
-            for key in keyFile.keys(in: group) {
-                let line = keyFile.line(ofKey: key, in: group)
+            var values = GroupValues()
+            for entry in g.entries {
+                let key = entry.key
                 guard knownKeys.contains(key) else {
-                    problems.warning(line, "unknown key '\(key)' in [\(group)] is ignored (known: \(knownKeys.sorted().joined(separator: ", ")))")
+                    problems.warning(entry.line, "unknown key '\(key)' in [\(group)] is ignored (known: \(knownKeys.sorted().joined(separator: ", ")))")
                     continue
                 }
-                let text = textKeys.contains(key) ? keyFile.string(group, key) : nil
-                values[key] = (text ?? (keyFile.value(group, key) ?? "").trimmed(), line)
+                values[key] = (textKeys.contains(key) ? keyFile.string(of: entry) : keyFile.trimmedValue(of: entry), entry.line)
             }
             var builder = ReminderBuilder(name: name, group: group, groupLine: groupLine, values: values, zones: zones,
                                           specs: specs)
@@ -159,8 +158,9 @@ public enum ReminderFile {
     }
 
     /// One `[Item NAME]` group, or why it was refused.
-    private static func item(_ group: String, line groupLine: Int?, in keyFile: KeyFile, file: String,
+    private static func item(_ g: KeyFile.Group, in keyFile: KeyFile, file: String,
                              warnings: inout ProblemCollector) -> Swift.Result<DeclaredItem, Rejected> {
+        let (group, groupLine) = (g.name, Optional(g.line))
         let name = String(group.dropFirst(ItemBuilder.groupPrefix.count)).trimmed(" \t")
         func refused(_ line: Int?, _ message: String) -> Swift.Result<DeclaredItem, Rejected> {
             .failure(Rejected(name: name, problems: [ConfigProblem(file: file, line: line, message: message)]))
@@ -172,15 +172,15 @@ public enum ReminderFile {
         } catch {
             return refused(groupLine, "[\(group)]: item name: \(error.message)")
         }
-        var values: [String: (value: String, line: Int?)] = [:]
-        for key in keyFile.keys(in: group) {
-            let line = keyFile.line(ofKey: key, in: group)
+        var values = GroupValues()
+        for entry in g.entries {
+            let key = entry.key
             guard ItemBuilder.knownKeys.contains(key) else {
-                warnings.warning(line, "unknown key '\(key)' in [\(group)] is ignored (known: \(ItemBuilder.knownKeys.sorted().joined(separator: ", ")))")
+                warnings.warning(entry.line, "unknown key '\(key)' in [\(group)] is ignored (known: \(ItemBuilder.knownKeys.sorted().joined(separator: ", ")))")
                 continue
             }
-            let text = textKeys.contains(key) || key == "NoLogBody" ? keyFile.string(group, key) : nil
-            values[key] = (text ?? (keyFile.value(group, key) ?? "").trimmed(), line)
+            let text = textKeys.contains(key) || key == "NoLogBody"
+            values[key] = (text ? keyFile.string(of: entry) : keyFile.trimmedValue(of: entry), entry.line)
         }
         var builder = ItemBuilder(name: name, group: group, groupLine: groupLine, values: values)
         guard let item = builder.build() else {
