@@ -87,7 +87,13 @@ public final class ReminderDirectory {
     /// same); nil rescans everything with the same identity check. The directory is always listed, so files
     /// created or removed are noticed either way.
     @discardableResult
-    public func reload(changed: Set<String>? = nil) -> ReminderChanges {
+    public func reload(changed: Set<String>? = nil) -> ReminderChanges { update(changed: changed, listingAdded: true) }
+
+    /// Reads the whole directory, as `reload` does, without listing the reminders added: at start, when all of them
+    /// are.
+    public func load() { _ = update(changed: nil, listingAdded: false) }
+
+    private func update(changed: Set<String>?, listingAdded: Bool) -> ReminderChanges {
         // The previous state of each file whose declarations may have changed (nil: it is new).
         var touched: [String: FileState?] = [:]
         let listed = listFiles()
@@ -102,6 +108,44 @@ public final class ReminderDirectory {
         }
         var changes = ReminderChanges()
         guard !touched.isEmpty else { return changes }
+        if declarations.isEmpty {
+            firstDeclarations(sorted)
+            if listingAdded { changes.added = Set(declarations.keys) }
+        } else {
+            updateDeclarations(touched, into: &changes)
+        }
+        changes.presentation = touched.contains { file, before in
+            (before?.presentation ?? PresentationGroups()) != (files[file]?.presentation ?? PresentationGroups())
+        }
+        let itemsBefore = items
+        mergeItems()
+        changes.items = items != itemsBefore
+        return changes
+    }
+
+    /// Where each name is declared, when none was before (the first reading): files in sorted path order, so the
+    /// first declaration of a name is the one in effect. One lookup per reminder, no list of what changed.
+    private func firstDeclarations(_ sorted: [String]) {
+        for file in sorted {
+            guard let good = files[file]?.good, !good.isEmpty, let n = files.number(of: file) else { continue }
+            for (i, d) in good.enumerated() {
+                let id = d.request.id
+                if let declarers = declarations[id]?.declarers {
+                    let more = declarers.with(n, at: file, in: files)
+                    if case .many = more {
+                        declarations[id]?.declarers = more
+                        duplicateNames.insert(id)
+                    }
+                } else {
+                    declarations[id] = Declaration(declarers: .one(n), index: Int32(i))
+                }
+            }
+        }
+    }
+
+    /// Brings the declarations of the names the touched files declared before or declare now up to date, and says
+    /// which of them were added, changed or removed. `touched`: each file's state before this reload (nil: new).
+    private func updateDeclarations(_ touched: [String: FileState?], into changes: inout ReminderChanges) {
         // Only the names the touched files declared, or declare now, are looked at again: an edit of one file costs
         // what that file holds, not the whole directory.
         var affected: Set<String> = []
@@ -151,13 +195,6 @@ public final class ReminderDirectory {
             default: break
             }
         }
-        changes.presentation = touched.contains { file, before in
-            (before?.presentation ?? PresentationGroups()) != (files[file]?.presentation ?? PresentationGroups())
-        }
-        let itemsBefore = items
-        mergeItems()
-        changes.items = items != itemsBefore
-        return changes
     }
 
     /// When `file` was last modified, as of its last reading; nil when it was never read.

@@ -140,7 +140,7 @@ public actor Scheduler {
         popups = Self.popups(from: try store.delivered())
         quiet.override = (try? store.state(Self.quietKey)).flatMap { $0.flatMap(Self.quietOverride) }
         try loadItems()
-        if let reminders { _ = reminders.reload(changed: nil) }
+        reminders?.load()
         // The table takes the whole model at once, without the quarter left empty by growing it one by one.
         requests.reserveCapacity(added.count + (reminders?.reminders.keys.count ?? 0))
         for r in added { requests[r.request.id] = r }
