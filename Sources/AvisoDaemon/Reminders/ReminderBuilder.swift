@@ -112,9 +112,10 @@ struct ReminderBuilder {
             }
             return .interval(span, repeats: true)
         default:
+            if let known = specs.trigger(value, zone: zone?.name, policy: policy) { return .calendar(known) }
             let spec: CalendarSpec
             do throws(ValidationError) {
-                spec = try specs.parse(value, zones: zones)
+                spec = try CalendarSpec.parse(value, isZone: { zones.load($0) != nil })
             } catch {
                 fail(line, error.message)
                 return nil
@@ -123,7 +124,9 @@ struct ReminderBuilder {
                 fail(values["TimeZone"]?.line, "TimeZone=\(zone.name) contradicts the zone '\(named)' at the end of OnCalendar=; give one")
                 return nil
             }
-            return .calendar(specs.trigger(value, parsed: spec, zone: zone?.name, policy: policy))
+            let trigger = CalendarTrigger(spec: value, parsed: spec, zone: zone?.name, policy: policy)
+            specs.keep(trigger)
+            return .calendar(trigger)
         }
     }
 
@@ -161,26 +164,26 @@ struct ReminderBuilder {
     }
 }
 
-/// Calendar specs parsed once per text and shared, for one reading of a directory: 100,000 reminders hold far fewer
-/// distinct specs, and equal ones then share their parsed form, and equal triggers one trigger's. Used by one
+/// The calendar triggers of one reading of a directory, by spec text, zone and DST policy: 100,000 reminders hold far
+/// fewer distinct triggers, and each is parsed once, found again with one lookup, and shared by all the reminders
+/// that give it. (Only triggers that were valid are kept: a mistake is parsed, and reported, each time.) Used by one
 /// thread at a time (each reading thread has its own).
 final class CalendarSpecCache: @unchecked Sendable {
-    private var parsed: [String: CalendarSpec] = [:]
-    private var triggers: [CalendarTrigger: CalendarTrigger] = [:]
-
-    /// The trigger of `text` (already parsed as `parsed`), the same value as every equal one asked for before.
-    func trigger(_ text: String, parsed: CalendarSpec, zone: String?, policy: DSTPolicy) -> CalendarTrigger {
-        let made = CalendarTrigger(spec: text, parsed: parsed, zone: zone, policy: policy)
-        if let known = triggers[made] { return known }
-        triggers[made] = made
-        return made
+    private struct Key: Hashable {
+        var text: String
+        var zone: String?
+        var policy: DSTPolicy
     }
 
-    /// The spec `text` parsed with the zones `zones` can load (a failure is not kept, and is thrown each time).
-    func parse(_ text: String, zones: ZoneLookup) throws(ValidationError) -> CalendarSpec {
-        if let spec = parsed[text] { return spec }
-        let spec = try CalendarSpec.parse(text, isZone: { zones.load($0) != nil })
-        parsed[text] = spec
-        return spec
+    private var triggers: [Key: CalendarTrigger] = [:]
+
+    /// The trigger kept for these, if any.
+    func trigger(_ text: String, zone: String?, policy: DSTPolicy) -> CalendarTrigger? {
+        triggers[Key(text: text, zone: zone, policy: policy)]
+    }
+
+    /// Keeps a valid trigger, for the reminders that give the same.
+    func keep(_ trigger: CalendarTrigger) {
+        triggers[Key(text: trigger.spec, zone: trigger.zone, policy: trigger.policy)] = trigger
     }
 }
