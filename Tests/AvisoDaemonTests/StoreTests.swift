@@ -313,6 +313,26 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
         #expect(try store.declaredSchedules().isEmpty)
     }
 
+    /// A stored schedule is kept only for the trigger it was planned for: the key compared piece by piece agrees with
+    /// the key written, for every kind of trigger, and tells each from the others (a prefix, another zone, policy or
+    /// span is another trigger).
+    @Test func aTriggerKeyMatchesItsOwnTriggerAndNoOther() {
+        let triggers: [Trigger] = [
+            .interval(.seconds(600), repeats: true), .interval(.seconds(600), repeats: false),
+            .interval(.seconds(6000), repeats: true), .date(WallTime(seconds: 1_800_000_000)), .date(WallTime(seconds: 18)),
+            .calendar(CalendarTrigger(spec: "*-*-* 09:00")), .calendar(CalendarTrigger(spec: "*-*-* 09:00:00")),
+            .calendar(CalendarTrigger(spec: "*-*-* 09:00", zone: "Europe/Madrid")),
+            .calendar(CalendarTrigger(spec: "*-*-* 09:00", zone: "UTC")),
+            .calendar(CalendarTrigger(spec: "*-*-* 09:00", policy: .systemd)),
+        ]
+        for (i, a) in triggers.enumerated() {
+            for (j, b) in triggers.enumerated() {
+                #expect(Store.triggerKey(Store.triggerKey(a), isThatOf: b) == (i == j), "\(Store.triggerKey(a)) for \(b)")
+            }
+        }
+        #expect(Store.triggerKey("calendar aviso - *-*-* 09:00", isThatOf: triggers[5]), "the key an earlier version wrote")
+    }
+
     @Test func aNameMovesBetweenTheSocketAndAFileAndIsDeletedFromEither() throws {
         let store = try Store(path: path)
         try store.put(scheduled("a"))

@@ -16,7 +16,7 @@ public struct DeclaredSchedule: Hashable, Sendable {
     /// The model's entry for `request`, declared in `file`, on this schedule; nil when the schedule is for another
     /// file or another trigger, and the request must be planned anew.
     public func scheduling(_ request: Request, declaredIn file: String) -> ScheduledRequest? {
-        guard source == file, trigger == Store.triggerKey(request.trigger) else { return nil }
+        guard source == file, Store.triggerKey(trigger, isThatOf: request.trigger) else { return nil }
         return ScheduledRequest(request: request, added: added, next: next, fireCount: fireCount, lastFired: lastFired,
                                 source: file)
     }
@@ -84,10 +84,29 @@ extension Store {
 
     /// A trigger as one string that is equal exactly when the triggers are: what a declared schedule was planned for.
     public static func triggerKey(_ t: Trigger) -> String {
+        keyParts(t).joined(separator: " ")
+    }
+
+    /// Whether `key` is `triggerKey(t)`, compared piece by piece without writing the key: a start compares 100,000.
+    public static func triggerKey(_ key: String, isThatOf t: Trigger) -> Bool {
+        var rest = Substring(key).utf8
+        for (i, part) in keyParts(t).enumerated() {
+            if i > 0 {
+                guard rest.first == UInt8(ascii: " ") else { return false }
+                rest = rest.dropFirst()
+            }
+            guard rest.starts(with: part.utf8) else { return false }
+            rest = rest.dropFirst(part.utf8.count)
+        }
+        return rest.isEmpty
+    }
+
+    /// The words of a trigger's key, which a space joins.
+    private static func keyParts(_ t: Trigger) -> [String] {
         switch t {
-        case .interval(let span, let repeats): "interval \(span.nanoseconds) \(repeats ? "repeats" : "once")"
-        case .date(let at): "date \(at.nanoseconds)"
-        case .calendar(let c): "calendar \(c.policy.rawValue) \(c.zone.map { "\($0.utf8.count) \($0)" } ?? "-") \(c.spec)"
+        case .interval(let span, let repeats): ["interval", String(span.nanoseconds), repeats ? "repeats" : "once"]
+        case .date(let at): ["date", String(at.nanoseconds)]
+        case .calendar(let c): ["calendar", c.policy.rawValue] + (c.zone.map { [String($0.utf8.count), $0] } ?? ["-"]) + [c.spec]
         }
     }
 
