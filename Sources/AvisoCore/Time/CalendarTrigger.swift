@@ -5,35 +5,38 @@
 /// `zone == nil` here; giving both is refused by validation.
 public struct CalendarTrigger: Hashable, Sendable, Codable {
     /// The OnCalendar text as given ("Mon..Fri 09:00").
-    public let spec: String
+    public var spec: String { fields.spec }
     /// The anchoring zone name, or nil for floating.
-    public let zone: String?
+    public var zone: String? { fields.zone }
     /// What happens at DST changes.
-    public let policy: DSTPolicy
-    /// The spec parsed once here, not at every elapse (a model may hold 100,000 of them); nil when it does not parse.
-    /// Behind a pointer: inline it would take 88 bytes of every request (a trigger is part of each), and the copies
-    /// of one trigger share it.
-    private let parsedSpec: Parsed?
+    public var policy: DSTPolicy { fields.policy }
 
-    private final class Parsed: Sendable {
-        let spec: CalendarSpec
-        init(_ spec: CalendarSpec) { self.spec = spec }
+    /// Everything behind one pointer, the spec parsed once (not at every elapse; nil when it does not parse): a
+    /// model may hold 100,000 triggers, each part of its request, and equal ones read from files share one box.
+    private let fields: Fields
+
+    private final class Fields: Sendable {
+        let spec: String
+        let zone: String?
+        let policy: DSTPolicy
+        let parsed: CalendarSpec?
+
+        init(spec: String, zone: String?, policy: DSTPolicy, parsed: CalendarSpec?) {
+            self.spec = spec
+            self.zone = zone
+            self.policy = policy
+            self.parsed = parsed
+        }
     }
 
     /// Creates a calendar trigger; the spec is checked by `Request.validate`, not here.
     public init(spec: String, zone: String? = nil, policy: DSTPolicy = .aviso) {
-        self.spec = spec
-        self.zone = zone
-        self.policy = policy
-        self.parsedSpec = (try? CalendarSpec.parse(spec)).map(Parsed.init)
+        fields = Fields(spec: spec, zone: zone, policy: policy, parsed: try? CalendarSpec.parse(spec))
     }
 
-    /// Creates a calendar trigger from a spec already parsed (`parsed` is `spec` parsed), sharing its parsed form.
+    /// Creates a calendar trigger from a spec already parsed (`parsed` is `spec` parsed).
     public init(spec: String, parsed: CalendarSpec, zone: String? = nil, policy: DSTPolicy = .aviso) {
-        self.spec = spec
-        self.zone = zone
-        self.policy = policy
-        self.parsedSpec = Parsed(parsed)
+        fields = Fields(spec: spec, zone: zone, policy: policy, parsed: parsed)
     }
 
     private enum CodingKeys: String, CodingKey { case spec, zone, policy }
@@ -53,7 +56,7 @@ public struct CalendarTrigger: Hashable, Sendable, Codable {
 
     /// Equal when written the same way; the parsed form follows from the text.
     public static func == (a: CalendarTrigger, b: CalendarTrigger) -> Bool {
-        a.spec == b.spec && a.zone == b.zone && a.policy == b.policy
+        a.fields === b.fields || (a.spec == b.spec && a.zone == b.zone && a.policy == b.policy)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -64,20 +67,20 @@ public struct CalendarTrigger: Hashable, Sendable, Codable {
 
     /// The parsed spec, or the parse error.
     public func parsed() throws(ValidationError) -> CalendarSpec {
-        if let parsedSpec { return parsedSpec.spec }
+        if let spec = fields.parsed { return spec }
         return try CalendarSpec.parse(spec)
     }
 
     /// The zone name that decides local time: the trigger's, else the spec's own, else nil (the local zone).
     public var effectiveZone: String? {
         if let zone { return zone }
-        return parsedSpec?.spec.zone
+        return fields.parsed?.zone
     }
 
     /// The next elapse strictly after `after`, with the zones of `zones`; nil when the spec never elapses again
     /// (within `WallTime.latestSupported`), does not parse, or names a zone that cannot be loaded.
     public func nextElapse(after: WallTime, zones: ZoneContext) -> WallTime? {
-        guard let spec = parsedSpec?.spec else { return nil }
+        guard let spec = fields.parsed else { return nil }
         let rules: ZoneRules
         if let name = zone ?? spec.zone {
             guard let named = zones.named(name) else { return nil }
