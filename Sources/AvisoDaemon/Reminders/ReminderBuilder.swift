@@ -1,5 +1,6 @@
 import AvisoCore
 import AvisoProtocol
+import Synchronization
 
 /// Turns the keys of one `[Reminder NAME]` group into a request, collecting every problem with its line.
 struct ReminderBuilder {
@@ -115,7 +116,7 @@ struct ReminderBuilder {
             if let known = specs.trigger(value, zone: zone?.name, policy: policy) { return .calendar(known) }
             let spec: CalendarSpec
             do throws(ValidationError) {
-                spec = try CalendarSpec.parse(value, isZone: { zones.load($0) != nil })
+                spec = try specs.parse(value, zones: zones)
             } catch {
                 fail(line, error.message)
                 return nil
@@ -124,9 +125,7 @@ struct ReminderBuilder {
                 fail(values["TimeZone"]?.line, "TimeZone=\(zone.name) contradicts the zone '\(named)' at the end of OnCalendar=; give one")
                 return nil
             }
-            let trigger = CalendarTrigger(spec: value, parsed: spec, zone: zone?.name, policy: policy)
-            specs.keep(trigger)
-            return .calendar(trigger)
+            return .calendar(specs.keep(CalendarTrigger(spec: value, parsed: spec, zone: zone?.name, policy: policy)))
         }
     }
 
@@ -165,25 +164,56 @@ struct ReminderBuilder {
 }
 
 /// The calendar triggers of one reading of a directory, by spec text, zone and DST policy: 100,000 reminders hold far
-/// fewer distinct triggers, and each is parsed once, found again with one lookup, and shared by all the reminders
-/// that give it. (Only triggers that were valid are kept: a mistake is parsed, and reported, each time.) Used by one
-/// thread at a time (each reading thread has its own).
+/// fewer distinct triggers, and each is found again with one lookup and shared by all the reminders that give it.
+/// Each text is parsed once, also when it comes with several zones. (Only what was valid is kept: a mistake is
+/// parsed, and reported, each time.) Used by one thread at a time: each reading thread has its own, and they share
+/// what they found through `Shared`, which a thread asks only for what it has not seen itself.
 final class CalendarSpecCache: @unchecked Sendable {
-    private struct Key: Hashable {
+    fileprivate struct Key: Hashable {
         var text: String
         var zone: String?
         var policy: DSTPolicy
     }
 
+    /// The triggers all the reading threads of one reading have found.
+    final class Shared: Sendable {
+        fileprivate let triggers = Mutex<[Key: CalendarTrigger]>([:])
+        init() {}
+    }
+
+    private let shared: Shared
     private var triggers: [Key: CalendarTrigger] = [:]
+    private var parsed: [String: CalendarSpec] = [:]
+
+    init(sharing shared: Shared = Shared()) { self.shared = shared }
 
     /// The trigger kept for these, if any.
     func trigger(_ text: String, zone: String?, policy: DSTPolicy) -> CalendarTrigger? {
-        triggers[Key(text: text, zone: zone, policy: policy)]
+        let key = Key(text: text, zone: zone, policy: policy)
+        if let known = triggers[key] { return known }
+        guard let known = shared.triggers.withLock({ $0[key] }) else { return nil }
+        triggers[key] = known
+        return known
     }
 
-    /// Keeps a valid trigger, for the reminders that give the same.
-    func keep(_ trigger: CalendarTrigger) {
-        triggers[Key(text: trigger.spec, zone: trigger.zone, policy: trigger.policy)] = trigger
+    /// The spec `text` parsed with the zones `zones` can load.
+    func parse(_ text: String, zones: ZoneLookup) throws(ValidationError) -> CalendarSpec {
+        if let spec = parsed[text] { return spec }
+        let spec = try CalendarSpec.parse(text, isZone: { zones.load($0) != nil })
+        parsed[text] = spec
+        return spec
+    }
+
+    /// Keeps a valid trigger for the reminders that give the same, and returns the one to use: another thread's,
+    /// when it kept an equal one first.
+    func keep(_ trigger: CalendarTrigger) -> CalendarTrigger {
+        let key = Key(text: trigger.spec, zone: trigger.zone, policy: trigger.policy)
+        let kept = shared.triggers.withLock { all in
+            if let first = all[key] { return first }
+            all[key] = trigger
+            return trigger
+        }
+        triggers[key] = kept
+        return kept
     }
 }

@@ -242,7 +242,8 @@ public final class ReminderDirectory {
         let known = paths.map { p in files[p].map { Known(identity: $0.identity, hash: $0.hash, clean: $0.errors.isEmpty) } }
         let (zones, environment) = (self.zones, self.environment)
         let workers = forced == nil ? min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 4) : 1
-        let specs = (0..<workers).map { _ in CalendarSpecCache() }
+        let shared = CalendarSpecCache.Shared()
+        let specs = (0..<workers).map { _ in CalendarSpecCache(sharing: shared) }
         let readings = Readings(count: paths.count)
         KernelThread.forEach(paths.count, workers: workers) { worker, i in
             let reading = Self.read(paths[i], forced: forced?.contains(paths[i]) ?? false, known: known[i], zones: zones,
