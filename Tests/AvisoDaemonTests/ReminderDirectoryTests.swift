@@ -47,6 +47,28 @@ struct ReminderDirectoryTests {
         #expect(model.problems.isEmpty)
     }
 
+    /// A file deleted and written again under its old path, beside one declaring the same name: the name is found in
+    /// the right file each time, and the file first in sorted order keeps it.
+    @Test func aFileWrittenAgainAfterItWasDeletedDeclaresItsNamesAgain() throws {
+        let dir = try Directory()
+        let model = ReminderDirectory(path: dir.path, zones: testZones)
+        try dir.write("b.conf", reminder("shared", title: "from b") + reminder("b-only"))
+        try dir.write("a.conf", reminder("a-only"))
+        model.load()
+        #expect(Set(model.reminders.keys) == ["shared", "b-only", "a-only"])
+        #expect(unlink(dir.file("a.conf")) == 0)
+        #expect(model.reload() == ReminderChanges(removed: ["a-only"]))
+        try dir.write("a.conf", reminder("shared", title: "from a") + reminder("a-again"))
+        #expect(model.reload() == ReminderChanges(added: ["a-again"], updated: ["shared"]))
+        #expect(model.reminders["shared"]?.request.content.title == "from a")
+        #expect(model.reminders["a-again"]?.file == dir.file("a.conf"))
+        #expect(model.problems.count == 1, "the later declaration of 'shared' is an error")
+        #expect(unlink(dir.file("a.conf")) == 0)
+        #expect(model.reload() == ReminderChanges(removed: ["a-again"], updated: ["shared"]))
+        #expect(model.reminders["shared"]?.request.content.title == "from b")
+        #expect(model.problems.isEmpty)
+    }
+
     @Test func aBrokenReminderKeepsItsLastGoodVersionWhileTheRestOfItsFileLoads() throws {
         let dir = try Directory()
         let model = ReminderDirectory(path: dir.path, zones: testZones)
