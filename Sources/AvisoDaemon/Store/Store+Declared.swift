@@ -55,10 +55,23 @@ extension Store {
     /// Writes a request to the table of its kind, and removes it from the other: a name first added over the socket
     /// may later be declared in a file, and the other way round.
     func write(_ r: ScheduledRequest) throws(StoreError) {
+        var others = MaybeHeld()
+        try write(r, others: &others)
+    }
+
+    /// Which tables may hold a row that a write must delete from the table of the other kind.
+    struct MaybeHeld {
+        var requests = true
+        var declared = true
+    }
+
+    /// `write(_:)`, told which tables may hold the name: deleting from a table known to be empty is skipped.
+    func write(_ r: ScheduledRequest, others: inout MaybeHeld) throws(StoreError) {
         let id = Statement.Value.text(r.request.id)
         guard let source = r.source else {
             try statement("INSERT OR REPLACE INTO requests (id, value) VALUES (?, ?)").run([id, .text(try encode(r))])
-            try statement("DELETE FROM declared WHERE id = ?").run([id])
+            others.requests = true
+            if others.declared { try statement("DELETE FROM declared WHERE id = ?").run([id]) }
             return
         }
         var next: [Statement.Value?] = [nil, nil, nil, nil]
@@ -73,7 +86,16 @@ extension Store {
                 fire_count, last_fired) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).run([id, .text(source), .text(Self.triggerKey(r.request.trigger)), .integer(r.added.nanoseconds)]
                      + next + [.integer(Int64(r.fireCount)), r.lastFired.map { .integer($0.nanoseconds) }])
-        try statement("DELETE FROM requests WHERE id = ?").run([id])
+        others.declared = true
+        if others.requests { try statement("DELETE FROM requests WHERE id = ?").run([id]) }
+    }
+
+    /// Which of the two tables hold any row now.
+    func tablesHoldingRows() throws(StoreError) -> MaybeHeld {
+        func holds(_ table: String) throws(StoreError) -> Bool {
+            try statement("SELECT EXISTS (SELECT 1 FROM \(table))").rows { $0.integer(0) == 1 }.first ?? true
+        }
+        return MaybeHeld(requests: try holds("requests"), declared: try holds("declared"))
     }
 
     /// Deletes a request from whichever table holds it.

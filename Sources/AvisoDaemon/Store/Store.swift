@@ -98,15 +98,17 @@ public final class Store {
         try transaction { () throws(StoreError) in try write(r) }
     }
 
-    /// Deletes the requests with these identifiers; unknown identifiers are ignored.
-    /// Inserts or replaces many requests in one transaction (one disk flush), as a reminder directory loads.
+    /// Inserts or replaces many requests in one transaction (one disk flush), as a reminder directory loads. A table
+    /// that is empty has no row of these names to delete: a directory stored at a first start makes no deletes.
     public func put(_ rs: [ScheduledRequest]) throws(StoreError) {
         guard !rs.isEmpty else { return }
         try transaction { () throws(StoreError) in
-            for r in rs { try write(r) }
+            var others = try tablesHoldingRows()
+            for r in rs { try write(r, others: &others) }
         }
     }
 
+    /// Deletes the requests with these identifiers; unknown identifiers are ignored.
     public func deleteRequests(_ ids: [String]) throws(StoreError) {
         try transaction { () throws(StoreError) in
             for id in ids { try deleteRequest(id) }
