@@ -27,7 +27,11 @@ extension Scheduler {
             for (id, r) in requests where r.source != nil && declared[id] == nil { gone.append(id) }
             candidates = Array(declared.keys)
         }
-        var changed: [(ScheduledRequest, isNew: Bool, line: Int)] = []
+        // What changed, held once (100,000 at a first start); which are new and their lines only for the log.
+        var changed: [ScheduledRequest] = []
+        changed.reserveCapacity(candidates.count)
+        var added = 0
+        var details: [(id: String, isNew: Bool, line: Int)] = []
         let deadlines = FirstDeadlines()
         for id in candidates {
             guard var d = declared[id] else { continue }
@@ -46,25 +50,28 @@ extension Scheduler {
                 continue
             }
             declaredProblems[id] = nil
-            changed.append((r, old == nil && stored?.contains(id) != true, d.line))
+            let isNew = old == nil && stored?.contains(id) != true
+            changed.append(r)
+            if isNew { added += 1 }
+            if changed.count <= 20 { details.append((id, isNew, d.line)) }
         }
         do {
             // One transaction for the whole directory: 100,000 reminders load with one disk flush, not 100,000.
-            try store.put(changed.map(\.0))
+            try store.put(changed)
         } catch {
             Log.error("cannot store the declared reminders: \(error)")
             return
         }
-        for (r, _, _) in changed { requests[r.request.id] = r }
         if changed.count <= 20 {
-            for (r, isNew, line) in changed.sorted(by: { $0.0.request.id < $1.0.request.id }) {
-                Log.info("\(isNew ? "declared" : "updated") '\(r.request.id)' from \(r.source ?? "?"):\(line) (\(r.request.trigger.summary))",
-                         .event(isNew ? "declared" : "updated", id: r.request.id, category: r.request.content.categoryID))
+            for (r, detail) in zip(changed, details).sorted(by: { $0.1.id < $1.1.id }) {
+                let what = detail.isNew ? "declared" : "updated"
+                Log.info("\(what) '\(detail.id)' from \(r.source ?? "?"):\(detail.line) (\(r.request.trigger.summary))",
+                         .event(what, id: detail.id, category: r.request.content.categoryID))
             }
         } else {
-            let added = changed.filter(\.isNew).count
             Log.info("declared \(added) and updated \(changed.count - added) reminder(s) from \(directory.path)")
         }
+        for r in changed { requests[r.request.id] = r }
         for id in gone { declaredProblems[id] = nil }
         do {
             try removeFromModel(gone.sorted(), why: "no longer declared")
