@@ -12,8 +12,8 @@ import AvisoCore
 struct RequestModel: Sequence {
     /// Every request, in no order.
     private(set) var values: [ScheduledRequest] = []
-    /// Where each request is in `values`, by identifier (4 bytes a slot: 262,144 of them at 100,000 requests).
-    private var slots: [String: Int32] = [:]
+    /// Where each request is in `values`, by identifier.
+    private var slots = SlotIndex()
     /// The requests that will fire again, by their position in `values`, in deadline order.
     private var index: DeadlineIndex
     /// The prefix rules classes come from; changing them reclassifies every entry.
@@ -29,28 +29,30 @@ struct RequestModel: Sequence {
 
     /// The request of `id`; setting nil removes it (the last request takes its slot).
     subscript(id: String) -> ScheduledRequest? {
-        get { slots[id].map { values[Int($0)] } }
+        get { slots.find(id) { [values] in values[Int($0)].request.id }.map { values[Int($0)] } }
         set {
             assert(newValue.map { $0.request.id == id } ?? true, "a request is kept under its own identifier")
+            // The index reads identifiers from `values`, which holds every request it names during each call.
             if let newValue {
-                if let slot = slots[id] {
+                if let slot = slots.find(id, id: { [values] in values[Int($0)].request.id }) {
                     let i = Int(slot)
                     values[i] = newValue
                     place(i)
                 } else {
-                    slots[id] = Int32(values.count)
+                    slots.insert(id, slot: Int32(values.count)) { [values] in values[Int($0)].request.id }
                     values.append(newValue)
                     place(values.count - 1)
                 }
-            } else if let slot = slots.removeValue(forKey: id) {
+            } else if let slot = slots.remove(id, id: { [values] in values[Int($0)].request.id }) {
                 let i = Int(slot)
                 index.remove(i, in: Table(values: values))
-                let last = values.removeLast()
-                if i < values.count {
-                    values[i] = last
-                    slots[last.request.id] = slot
-                    index.move(values.count, to: i)
+                let lastSlot = values.count - 1
+                if i < lastSlot {
+                    slots.move(values[lastSlot].request.id, to: slot) { [values] in values[Int($0)].request.id }
+                    values.swapAt(i, lastSlot)
+                    index.move(lastSlot, to: i)
                 }
+                values.removeLast()
             }
         }
     }
@@ -60,7 +62,7 @@ struct RequestModel: Sequence {
     /// Makes room for `n` requests in all.
     mutating func reserveCapacity(_ n: Int) {
         values.reserveCapacity(n)
-        slots.reserveCapacity(n)
+        slots.reserveCapacity(n) { [values] in values[Int($0)].request.id }
         index.reserveCapacity(n)
     }
 
