@@ -1,6 +1,7 @@
 import AvisoCore
 @testable import AvisoDaemon
 import AvisoProtocol
+import AvisoTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -180,5 +181,54 @@ struct ReminderDirectoryDuplicateTests {
         #expect(unlink(dir.file("b.conf")) == 0)
         #expect(model.reload() == ReminderChanges(removed: ["tea"]))
         #expect(Set(model.reminders.keys) == ["coffee"])
+    }
+}
+
+/// Random rewrites and deletions of a few files sharing a small set of names, reloaded after each: every name is
+/// found, in the first file in sorted path order that declares it, with that file's text; the changes reported are
+/// exactly the names that came, went or changed.
+struct ReminderDirectoryRandomEditTests {
+    @Test(arguments: [UInt64(1), 2, 3])
+    func everyNameIsFoundInItsFirstDeclaringFileAfterEveryEdit(seed: UInt64) throws {
+        let dir = try Directory()
+        let model = ReminderDirectory(path: dir.path, zones: testZones)
+        let files = ["a.conf", "b.conf", "c.conf", "d.conf"]
+        var texts: [String: [String: String]] = [:] // file → name → title
+        var g = SplitMix(seed: seed)
+        var expectedBefore: [String: String] = [:]
+        for step in 0..<60 {
+            let file = files[Int(g.next() % 4)]
+            if g.next() % 4 == 0 {
+                unlink(dir.file(file))
+                texts[file] = nil
+            } else {
+                var names: [String: String] = [:]
+                for _ in 0..<Int(g.next() % 30) { names["n\(g.next() % 40)"] = "t\(step)-\(g.next() % 3)" }
+                try dir.write(file, names.sorted { $0.key < $1.key }.map { reminder($0.key, title: $0.value) }.joined())
+                texts[file] = names
+            }
+            let changes = step == 0 ? { model.load(); return ReminderChanges(added: Set(model.reminders.keys)) }() : model.reload()
+            // The title in effect for each name: from the first file in path order that declares it.
+            var expected: [String: String] = [:]
+            var where_: [String: String] = [:]
+            for f in files {
+                for (name, title) in texts[f] ?? [:] where expected[name] == nil {
+                    expected[name] = title
+                    where_[name] = f
+                }
+            }
+            #expect(Set(model.reminders.keys) == Set(expected.keys), "seed \(seed) step \(step)")
+            for (name, title) in expected {
+                #expect(model.reminders[name]?.request.content.title == title, "seed \(seed) step \(step) \(name)")
+                #expect(model.reminders[name]?.file == dir.file(where_[name]!), "seed \(seed) step \(step) \(name)")
+            }
+            if step > 0 {
+                #expect(changes.added == Set(expected.keys).subtracting(expectedBefore.keys), "seed \(seed) step \(step)")
+                #expect(changes.removed == Set(expectedBefore.keys).subtracting(expected.keys), "seed \(seed) step \(step)")
+                #expect(changes.updated == Set(expected.keys.filter { expectedBefore[$0] != nil && expectedBefore[$0] != expected[$0] }),
+                        "seed \(seed) step \(step)")
+            }
+            expectedBefore = expected
+        }
     }
 }

@@ -36,7 +36,7 @@ public final class ReminderDirectory {
     private var files = FileTable()
     private var directoryProblem: ConfigProblem?
     /// Each declared reminder name: the files that declare it, and where the one in effect is in its file's list.
-    private var declarations: [String: Declaration] = [:]
+    private var declarations = DeclarationTable()
     /// Names declared in more than one file.
     private var duplicateNames: Set<String> = []
     private var itemDuplicates: [ConfigProblem] = []
@@ -126,6 +126,7 @@ public final class ReminderDirectory {
     /// Where each name is declared, when none was before (the first reading): files in sorted path order, so the
     /// first declaration of a name is the one in effect. One lookup per reminder, no list of what changed.
     private func firstDeclarations(_ sorted: [String]) {
+        declarations.reserveCapacity(sorted.reduce(0) { $0 + (files[$1]?.good.count ?? 0) })
         for file in sorted {
             guard let good = files[file]?.good, !good.isEmpty, let n = files.number(of: file) else { continue }
             for (i, d) in good.enumerated() {
@@ -156,7 +157,7 @@ public final class ReminderDirectory {
         // What was in effect before, for the comparison below: the files as they were, where the names pointed.
         var filesBefore = files
         for (file, before) in touched { filesBefore[file] = before }
-        var before: [String: Declaration] = [:]
+        var before = DeclarationTable()
         for id in affected { if let d = declarations[id] { before[id] = d } }
         let previous = DeclaredReminders(files: filesBefore, declarations: before)
         // Where each affected name's declaration in effect now is: by position in the touched files (the usual case),
@@ -171,8 +172,9 @@ public final class ReminderDirectory {
             }
             var inFile: [String: Int] = [:]
             for (i, d) in (files[file]?.good ?? []).enumerated() {
-                let declarers = declarations[d.request.id]?.declarers?.with(n, at: file, in: files) ?? .one(n)
-                declarations[d.request.id, default: Declaration(declarers: nil, index: 0)].declarers = declarers
+                var declaration = declarations[d.request.id] ?? Declaration(declarers: nil, index: 0)
+                declaration.declarers = declaration.declarers?.with(n, at: file, in: files) ?? .one(n)
+                declarations[d.request.id] = declaration
                 if inFile[d.request.id] == nil { inFile[d.request.id] = i }
             }
             positions[n] = inFile
@@ -386,7 +388,7 @@ public final class ReminderDirectory {
 
     /// The declaration of `id` in effect: at its position in its first declaring file's list (looked for there if
     /// the position is stale, which a consistent table never has).
-    fileprivate static func inEffect(_ id: String, files: FileTable, declarations: [String: Declaration])
+    fileprivate static func inEffect(_ id: String, files: FileTable, declarations: DeclarationTable)
         -> DeclaredReminder?
     {
         guard let d = declarations[id], let first = d.declarers?.first, let good = files[number: first]?.good else {
@@ -425,6 +427,50 @@ public final class ReminderDirectory {
 
         /// The paths of the files there are.
         var keys: [String] { paths.indices.filter { states[$0] != nil }.map { paths[$0] } }
+    }
+
+    /// Each declared name's declaration, in a contiguous table with an identifier → slot index that reads the names
+    /// from the table (a `[String: Declaration]` held 262,144 buckets of name and declaration at 100,000 names).
+    fileprivate struct DeclarationTable {
+        private var names: [String] = []
+        private var records: [Declaration] = []
+        private var slots = SlotIndex()
+
+        subscript(id: String) -> Declaration? {
+            get { slots.find(id) { [names] in names[Int($0)] }.map { records[Int($0)] } }
+            set {
+                if let newValue {
+                    if let slot = slots.find(id, id: { [names] in names[Int($0)] }) {
+                        records[Int(slot)] = newValue
+                    } else {
+                        slots.insert(id, slot: Int32(names.count)) { [names] in names[Int($0)] }
+                        names.append(id)
+                        records.append(newValue)
+                    }
+                } else if let slot = slots.remove(id, id: { [names] in names[Int($0)] }) {
+                    // The last name takes the freed slot.
+                    let (i, last) = (Int(slot), names.count - 1)
+                    if i < last {
+                        slots.move(names[last], to: slot) { [names] in names[Int($0)] }
+                        names.swapAt(i, last)
+                        records.swapAt(i, last)
+                    }
+                    names.removeLast()
+                    records.removeLast()
+                }
+            }
+        }
+
+        /// The names, in no order.
+        var keys: [String] { names }
+        var isEmpty: Bool { names.isEmpty }
+
+        /// Makes room for `n` names in all.
+        mutating func reserveCapacity(_ n: Int) {
+            names.reserveCapacity(n)
+            records.reserveCapacity(n)
+            slots.reserveCapacity(n) { [names] in names[Int($0)] }
+        }
     }
 
     /// Where a name's declaration in effect is: its declaring files, and its position in the first one's list.
@@ -480,7 +526,7 @@ public final class ReminderDirectory {
 /// once, in its file's list; a reminder directory of 100,000 keeps no second table of them).
 struct DeclaredReminders {
     fileprivate let files: ReminderDirectory.FileTable
-    fileprivate let declarations: [String: ReminderDirectory.Declaration]
+    fileprivate let declarations: ReminderDirectory.DeclarationTable
 
     subscript(id: String) -> DeclaredReminder? {
         ReminderDirectory.inEffect(id, files: files, declarations: declarations)
