@@ -437,21 +437,21 @@ public final class ReminderDirectory {
         private var slots = SlotIndex()
 
         subscript(id: String) -> Declaration? {
-            get { slots.find(id) { [names] in names[Int($0)] }.map { records[Int($0)] } }
+            get { slots.find(id, id: name).map { records[Int($0)] } }
             set {
                 if let newValue {
-                    if let slot = slots.find(id, id: { [names] in names[Int($0)] }) {
+                    if let slot = slots.find(id, id: name) {
                         records[Int(slot)] = newValue
                     } else {
-                        slots.insert(id, slot: Int32(names.count)) { [names] in names[Int($0)] }
+                        slots.insert(id, slot: Int32(names.count), id: name)
                         names.append(id)
                         records.append(newValue)
                     }
-                } else if let slot = slots.remove(id, id: { [names] in names[Int($0)] }) {
+                } else if let slot = slots.remove(id, id: name) {
                     // The last name takes the freed slot.
                     let (i, last) = (Int(slot), names.count - 1)
                     if i < last {
-                        slots.move(names[last], to: slot) { [names] in names[Int($0)] }
+                        slots.move(names[last], to: slot, id: name)
                         names.swapAt(i, last)
                         records.swapAt(i, last)
                     }
@@ -461,6 +461,9 @@ public final class ReminderDirectory {
             }
         }
 
+        /// The name at a slot, as the slot index reads it.
+        private var name: (Int32) -> String { { [names] in names[Int($0)] } }
+
         /// The names, in no order.
         var keys: [String] { names }
         var isEmpty: Bool { names.isEmpty }
@@ -469,7 +472,7 @@ public final class ReminderDirectory {
         mutating func reserveCapacity(_ n: Int) {
             names.reserveCapacity(n)
             records.reserveCapacity(n)
-            slots.reserveCapacity(n) { [names] in names[Int($0)] }
+            slots.reserveCapacity(n, id: name)
         }
     }
 

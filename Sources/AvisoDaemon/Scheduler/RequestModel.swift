@@ -29,26 +29,25 @@ struct RequestModel: Sequence {
 
     /// The request of `id`; setting nil removes it (the last request takes its slot).
     subscript(id: String) -> ScheduledRequest? {
-        get { slots.find(id) { [values] in values[Int($0)].request.id }.map { values[Int($0)] } }
+        get { slots.find(id, id: identifier).map { values[Int($0)] } }
         set {
             assert(newValue.map { $0.request.id == id } ?? true, "a request is kept under its own identifier")
-            // The index reads identifiers from `values`, which holds every request it names during each call.
             if let newValue {
-                if let slot = slots.find(id, id: { [values] in values[Int($0)].request.id }) {
+                if let slot = slots.find(id, id: identifier) {
                     let i = Int(slot)
                     values[i] = newValue
                     place(i)
                 } else {
-                    slots.insert(id, slot: Int32(values.count)) { [values] in values[Int($0)].request.id }
+                    slots.insert(id, slot: Int32(values.count), id: identifier)
                     values.append(newValue)
                     place(values.count - 1)
                 }
-            } else if let slot = slots.remove(id, id: { [values] in values[Int($0)].request.id }) {
+            } else if let slot = slots.remove(id, id: identifier) {
                 let i = Int(slot)
                 index.remove(i, in: Table(values: values))
                 let lastSlot = values.count - 1
                 if i < lastSlot {
-                    slots.move(values[lastSlot].request.id, to: slot) { [values] in values[Int($0)].request.id }
+                    slots.move(values[lastSlot].request.id, to: slot, id: identifier)
                     values.swapAt(i, lastSlot)
                     index.move(lastSlot, to: i)
                 }
@@ -62,7 +61,7 @@ struct RequestModel: Sequence {
     /// Makes room for `n` requests in all.
     mutating func reserveCapacity(_ n: Int) {
         values.reserveCapacity(n)
-        slots.reserveCapacity(n) { [values] in values[Int($0)].request.id }
+        slots.reserveCapacity(n, id: identifier)
         index.reserveCapacity(n)
     }
 
@@ -101,6 +100,10 @@ struct RequestModel: Sequence {
         let c = rules.priorityClass(for: r.request.id, override: r.request.priority)
         return c == PriorityRules.unmatchedClass && r.request.priority == nil && r.source != nil ? 0 : c
     }
+
+    /// The identifier at a slot, as the slot index reads it: `values` holds every request the index names during
+    /// each of its calls.
+    private var identifier: (Int32) -> String { { [values] in values[Int($0)].request.id } }
 
     /// Files the request at `i` in the index under its deadline and class.
     private mutating func place(_ i: Int) {
