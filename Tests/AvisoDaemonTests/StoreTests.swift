@@ -320,6 +320,7 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
         let triggers: [Trigger] = [
             .interval(.seconds(600), repeats: true), .interval(.seconds(600), repeats: false),
             .interval(.seconds(6000), repeats: true), .date(WallTime(seconds: 1_800_000_000)), .date(WallTime(seconds: 18)),
+            .date(WallTime(seconds: -18)), .date(WallTime(nanoseconds: 0)), .interval(Span(nanoseconds: 60_000_000_001), repeats: true),
             .calendar(CalendarTrigger(spec: "*-*-* 09:00")), .calendar(CalendarTrigger(spec: "*-*-* 09:00:00")),
             .calendar(CalendarTrigger(spec: "*-*-* 09:00", zone: "Europe/Madrid")),
             .calendar(CalendarTrigger(spec: "*-*-* 09:00", zone: "UTC")),
@@ -330,7 +331,11 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
                 #expect(Store.triggerKey(Store.triggerKey(a), isThatOf: b) == (i == j), "\(Store.triggerKey(a)) for \(b)")
             }
         }
-        #expect(Store.triggerKey("calendar aviso - *-*-* 09:00", isThatOf: triggers[5]), "the key an earlier version wrote")
+        #expect(Store.triggerKey("calendar aviso - *-*-* 09:00", isThatOf: triggers[8]), "the key an earlier version wrote")
+        for damaged in ["", "date", "date ", "date 18000000000 ", "date -18000000000x", "date 018000000000", "date --18000000000",
+                        "calendar aviso 13 Europe/Madri *-*-* 09:00", "calendar aviso 99 UTC *-*-* 09:00"] {
+            #expect(!triggers.contains { Store.triggerKey(damaged, isThatOf: $0) }, "'\(damaged)' is no trigger's key")
+        }
     }
 
     @Test func aNameMovesBetweenTheSocketAndAFileAndIsDeletedFromEither() throws {

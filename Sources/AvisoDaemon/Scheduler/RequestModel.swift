@@ -58,6 +58,9 @@ struct RequestModel: Sequence {
 
     var count: Int { values.count }
 
+    /// Whether a request of `id` is in the model (without copying it out).
+    func contains(_ id: String) -> Bool { slots.find(id, id: identifier) != nil }
+
     /// Makes room for `n` requests in all.
     mutating func reserveCapacity(_ n: Int) {
         values.reserveCapacity(n)

@@ -90,7 +90,7 @@ extension Scheduler {
         let declared = directory.reminders
         var left: Set<String> = []
         try store.forEachDeclaredSchedule { id, schedule in
-            guard requests[id] == nil, var d = declared[id] else {
+            guard !requests.contains(id), var d = declared[id] else {
                 left.insert(id)
                 return
             }
@@ -102,7 +102,7 @@ extension Scheduler {
                 return
             }
             requests[id] = kept
-            declaredProblems[id] = nil
+            if !declaredProblems.isEmpty { declaredProblems[id] = nil }
         }
         return left
     }

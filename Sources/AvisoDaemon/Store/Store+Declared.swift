@@ -109,18 +109,70 @@ extension Store {
         keyParts(t).joined(separator: " ")
     }
 
-    /// Whether `key` is `triggerKey(t)`, compared piece by piece without writing the key: a start compares 100,000.
+    /// Whether `key` is `triggerKey(t)`, compared word by word in place, writing nothing: a start compares 100,000.
     public static func triggerKey(_ key: String, isThatOf t: Trigger) -> Bool {
-        var rest = Substring(key).utf8
-        for (i, part) in keyParts(t).enumerated() {
-            if i > 0 {
-                guard rest.first == UInt8(ascii: " ") else { return false }
-                rest = rest.dropFirst()
+        var key = key
+        return key.withUTF8 { bytes in
+            var rest = KeyReader(rest: bytes[...])
+            switch t {
+            case .interval(let span, let repeats):
+                return rest.word("interval") && rest.number(span.nanoseconds) && rest.space()
+                    && rest.last(repeats ? "repeats" : "once") && rest.atEnd
+            case .date(let at):
+                return rest.word("date") && rest.number(at.nanoseconds) && rest.atEnd
+            case .calendar(let c):
+                guard rest.word("calendar"), rest.word(c.policy.rawValue) else { return false }
+                if let zone = c.zone {
+                    guard rest.number(Int64(zone.utf8.count)), rest.space(), rest.word(zone) else { return false }
+                } else {
+                    guard rest.word("-") else { return false }
+                }
+                return rest.last(c.spec) && rest.atEnd
             }
-            guard rest.starts(with: part.utf8) else { return false }
-            rest = rest.dropFirst(part.utf8.count)
         }
-        return rest.isEmpty
+    }
+
+    /// The unread part of a trigger key, whose words a space separates.
+    private struct KeyReader {
+        var rest: Slice<UnsafeBufferPointer<UInt8>>
+        var atEnd: Bool { rest.isEmpty }
+
+        /// Reads `w` and the space after it.
+        mutating func word(_ w: String) -> Bool { last(w) && space() }
+
+        /// Reads `w`, the key's last word (a spec may hold spaces).
+        mutating func last(_ w: String) -> Bool {
+            var w = w
+            return w.withUTF8 { w in
+                guard rest.count >= w.count, rest.prefix(w.count).elementsEqual(w) else { return false }
+                rest = rest.dropFirst(w.count)
+                return true
+            }
+        }
+
+        /// Reads `n` in decimal as `String(n)` writes it.
+        mutating func number(_ n: Int64) -> Bool {
+            var digits = n.magnitude
+            var end = rest.startIndex
+            while end < rest.endIndex, rest[end] != UInt8(ascii: " ") { end += 1 }
+            var i = end
+            repeat {
+                i -= 1
+                guard i >= rest.startIndex, rest[i] == UInt8(ascii: "0") + UInt8(digits % 10) else { return false }
+                digits /= 10
+            } while digits > 0
+            guard i == rest.startIndex + (n < 0 ? 1 : 0), n >= 0 || rest[rest.startIndex] == UInt8(ascii: "-") else {
+                return false
+            }
+            rest = rest[end...]
+            return true
+        }
+
+        mutating func space() -> Bool {
+            guard rest.first == UInt8(ascii: " ") else { return false }
+            rest = rest.dropFirst()
+            return true
+        }
     }
 
     /// The words of a trigger's key, which a space joins.
