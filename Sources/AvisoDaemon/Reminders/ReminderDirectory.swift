@@ -187,7 +187,7 @@ public final class ReminderDirectory {
                 continue
             }
             let first = declarers.first
-            let index = positions[first].map { $0[id] } ?? files[number: first]?.good.firstIndex { $0.request.id == id }
+            let index = positions[first].map { $0[id] } ?? files.good(of: first)?.firstIndex { $0.request.id == id }
             declarations[id]?.index = Int32(index ?? 0)
             if case .many = declarers { duplicateNames.insert(id) } else { duplicateNames.remove(id) }
             let now = Self.inEffect(id, files: files, declarations: declarations)
@@ -391,7 +391,7 @@ public final class ReminderDirectory {
     fileprivate static func inEffect(_ id: String, files: FileTable, declarations: DeclarationTable)
         -> DeclaredReminder?
     {
-        guard let d = declarations[id], let first = d.declarers?.first, let good = files[number: first]?.good else {
+        guard let d = declarations[id], let first = d.declarers?.first, let good = files.good(of: first) else {
             return nil
         }
         let i = Int(d.index)
@@ -420,7 +420,8 @@ public final class ReminderDirectory {
             }
         }
 
-        subscript(number n: Int32) -> FileState? { states[Int(n)] }
+        /// The good reminders of file `n` (nil while it is gone), without copying the rest of its state.
+        func good(of n: Int32) -> [DeclaredReminder]? { states[Int(n)]?.good }
 
         func number(of path: String) -> Int32? { numbers[path] }
         func path(of n: Int32) -> String { paths[Int(n)] }

@@ -20,7 +20,7 @@ extension Store {
     /// error whose `isCorruption` is true.
     func openAndCheck() throws(StoreError) {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
@@ -45,7 +45,7 @@ extension Store {
         guard lstat(path, &info) == 0, info.st_mode & 0o200 != 0 else { return false }
         for companion in [path + "-wal", path + "-shm"] { chmod(companion, info.st_mode & 0o700) }
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle, sqlite3_db_readonly(handle, "main") == 0 else {
             sqlite3_close_v2(handle)
             return false

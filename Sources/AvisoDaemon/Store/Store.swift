@@ -7,8 +7,9 @@ internal import CSQLite
 /// notifications and a log of closed ones.
 ///
 /// Every mutating call commits before it returns (WAL, `synchronous=FULL`), so a reply sent after it survives
-/// `kill -9` and power loss. Not thread-safe by design: one actor (the scheduler) owns it. Values of the core types
-/// are stored as JSON text, except the schedules of declared reminders (`Store+Declared`).
+/// `kill -9` and power loss. Not thread-safe by design: one actor (the scheduler) owns it, so the connection is opened
+/// without SQLite's own mutex (`SQLITE_OPEN_NOMUTEX`; it was taken for every column read). Values of the core types are
+/// stored as JSON text, except the schedules of declared reminders (`Store+Declared`).
 public final class Store {
     /// The database file.
     public let path: String
