@@ -9,10 +9,10 @@ extension Scheduler {
     /// With `changes` (what a reload of the directory reported) only those identifiers are looked at, so editing one
     /// file of a large model costs what that file holds; without, the whole directory is compared with the model.
     ///
-    /// `stored`: at start, the identifiers whose stored schedules `adoptStoredSchedules` did not take: each is
-    /// planned anew if still declared, else removed. The reminders it took are as declared already and are not
-    /// looked at again.
-    func adoptDeclared(_ directory: ReminderDirectory, changes: ReminderChanges? = nil, stored: Set<String>? = nil) {
+    /// `stored`: at start, what `adoptStoredSchedules` did. The identifiers whose stored schedules it did not take
+    /// are planned anew if still declared, else removed. The reminders it took are as declared already and are not
+    /// looked at again: when it took as many as there are names declared, none is.
+    func adoptDeclared(_ directory: ReminderDirectory, changes: ReminderChanges? = nil, stored: StoredAdoption? = nil) {
         let current = now()
         let declared = directory.reminders
         var gone: [String] = []
@@ -21,8 +21,9 @@ extension Scheduler {
             gone = changes.removed.filter { requests[$0]?.source != nil && declared[$0] == nil }
             candidates = Array(changes.added.union(changes.updated))
         } else if let stored {
-            for id in stored where declared[id] == nil && requests[id] == nil { gone.append(id) }
-            candidates = declared.keys.filter { requests[$0]?.source == nil }
+            for id in stored.left where declared[id] == nil && requests[id] == nil { gone.append(id) }
+            // Each schedule taken is a distinct name in effect: when all were taken, no name is left to plan.
+            candidates = stored.taken == declared.keys.count ? [] : declared.keys.filter { requests[$0]?.source == nil }
         } else {
             for (id, r) in requests where r.source != nil && declared[id] == nil { gone.append(id) }
             candidates = Array(declared.keys)
@@ -50,7 +51,7 @@ extension Scheduler {
                 continue
             }
             declaredProblems[id] = nil
-            let isNew = old == nil && stored?.contains(id) != true
+            let isNew = old == nil && stored?.left.contains(id) != true
             changed.append(r)
             if isNew { added += 1 }
             if changed.count <= 20 { details.append((id, isNew, d.line)) }
@@ -84,11 +85,11 @@ extension Scheduler {
 
     /// At start, before `adoptDeclared`: each stored schedule whose reminder the same file still declares with the
     /// same trigger is taken as it is, without a write, unless its category has gone meanwhile; the store's rows
-    /// are read one at a time, so no table of 100,000 schedules is built beside the model. Returns the identifiers
-    /// of the rows not taken (declared otherwise, or no longer declared).
-    func adoptStoredSchedules(_ directory: ReminderDirectory) throws(StoreError) -> Set<String> {
+    /// are read one at a time, so no table of 100,000 schedules is built beside the model.
+    func adoptStoredSchedules(_ directory: ReminderDirectory) throws(StoreError) -> StoredAdoption {
         let declared = directory.reminders
         var left: Set<String> = []
+        var taken = 0
         try store.forEachDeclaredSchedule { id, schedule in
             guard !requests.contains(id), var d = declared[id] else {
                 left.insert(id)
@@ -102,9 +103,18 @@ extension Scheduler {
                 return
             }
             requests[id] = kept
+            taken += 1
             if !declaredProblems.isEmpty { declaredProblems[id] = nil }
         }
-        return left
+        return StoredAdoption(left: left, taken: taken)
+    }
+
+    /// What `adoptStoredSchedules` did.
+    struct StoredAdoption {
+        /// The identifiers of the rows not taken (declared otherwise, or no longer declared).
+        var left: Set<String>
+        /// How many schedules were taken.
+        var taken: Int
     }
 
     /// A declared reminder's image checked and copied; one that cannot be shown is dropped with a warning, and the
