@@ -35,12 +35,13 @@ struct CalendarComponent: Hashable, Sendable, Comparable {
                         unit: Int = 1) -> String? {
         let to = endOfMonth ? to - 3 : to
         func show(_ v: Int) -> String { unit == 1 ? String(v) : CalendarComponent.decimal(v, unit: unit) }
-        let range = "\(show(from))...\(show(to))"
+        // Written only for a message: a valid chain (nearly every one) costs no string.
+        func range() -> String { "\(show(from))...\(show(to))" }
         for c in chain {
-            if c.start < from || c.start > to { return "\(field) \(show(c.start)) is out of range (\(range))" }
+            if c.start < from || c.start > to { return "\(field) \(show(c.start)) is out of range (\(range()))" }
             if c.repeat > to - from { return "\(field) repetition /\(show(c.repeat)) is too large" }
             if c.stop >= 0 {
-                if c.stop < from || c.stop > to { return "\(field) \(show(c.stop)) is out of range (\(range))" }
+                if c.stop < from || c.stop > to { return "\(field) \(show(c.stop)) is out of range (\(range()))" }
                 if c.start + c.repeat > c.stop {
                     return "\(field) range \(show(c.start))..\(show(c.stop)) is empty or shorter than its repetition"
                 }
@@ -49,7 +50,7 @@ struct CalendarComponent: Hashable, Sendable, Comparable {
                     return "\(field) \(show(c.start))/\(show(c.repeat)) counted from the month's end never repeats"
                 }
                 if !endOfMonth && c.start + c.repeat > to {
-                    return "\(field) \(show(c.start))/\(show(c.repeat)) never repeats within \(range)"
+                    return "\(field) \(show(c.start))/\(show(c.repeat)) never repeats within \(range())"
                 }
             }
         }
