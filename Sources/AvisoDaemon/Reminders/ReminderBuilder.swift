@@ -142,7 +142,7 @@ struct ReminderBuilder {
 
     private mutating func positiveSpan(_ value: String, key: String, line: Int?) -> Span? {
         do throws(ValidationError) {
-            let span = try TimeSpan.parse(value)
+            let span = try specs.span(value)
             guard span > .zero else {
                 fail(line, "\(key)=\(value) must be longer than zero, like '1h'")
                 return nil
@@ -163,11 +163,14 @@ struct ReminderBuilder {
     }
 }
 
-/// The calendar triggers of one reading of a directory, by spec text, zone and DST policy: 100,000 reminders hold far
-/// fewer distinct triggers, and each is found again with one lookup and shared by all the reminders that give it.
-/// Each text is parsed once, also when it comes with several zones. (Only what was valid is kept: a mistake is
-/// parsed, and reported, each time.) Used by one thread at a time: each reading thread has its own, and they share
-/// what they found through `Shared`, which a thread asks only for what it has not seen itself.
+/// The parsed texts of one reading of a directory. Calendar triggers, by spec text, zone and DST policy: 100,000
+/// reminders hold far fewer distinct triggers, and each is found again with one lookup and shared by all the reminders
+/// that give it. Each text is parsed once per reading thread, also when it comes with several zones. The spans of
+/// `Every=` and `MaxLate=`, by text. (Only what was valid is kept: a mistake is parsed, and reported, each time.)
+///
+/// Used by one thread at a time: each reading thread has its own, and the threads keep the first trigger any of them
+/// found (`Shared`), so equal triggers are one object. A thread takes a lock only to keep a trigger it has not seen
+/// itself, and the table is cut in shards, each with its own lock, so that two threads seldom wait for each other.
 final class CalendarSpecCache: @unchecked Sendable {
     fileprivate struct Key: Hashable {
         var text: String
@@ -175,25 +178,25 @@ final class CalendarSpecCache: @unchecked Sendable {
         var policy: DSTPolicy
     }
 
-    /// The triggers all the reading threads of one reading have found.
+    /// The triggers all the reading threads of one reading have kept.
     final class Shared: Sendable {
-        fileprivate let triggers = Mutex<[Key: CalendarTrigger]>([:])
+        fileprivate final class Shard: Sendable {
+            let triggers = Mutex<[Key: CalendarTrigger]>([:])
+        }
+        fileprivate let shards = (0..<16).map { _ in Shard() }
         init() {}
     }
 
     private let shared: Shared
     private var triggers: [Key: CalendarTrigger] = [:]
     private var parsed: [String: CalendarSpec] = [:]
+    private var spans: [String: Span] = [:]
 
     init(sharing shared: Shared = Shared()) { self.shared = shared }
 
-    /// The trigger kept for these, if any.
+    /// The trigger this thread kept for these, if any.
     func trigger(_ text: String, zone: String?, policy: DSTPolicy) -> CalendarTrigger? {
-        let key = Key(text: text, zone: zone, policy: policy)
-        if let known = triggers[key] { return known }
-        guard let known = shared.triggers.withLock({ $0[key] }) else { return nil }
-        triggers[key] = known
-        return known
+        triggers[Key(text: text, zone: zone, policy: policy)]
     }
 
     /// The spec `text` parsed with the zones `zones` can load.
@@ -204,16 +207,23 @@ final class CalendarSpecCache: @unchecked Sendable {
         return spec
     }
 
+    /// The span `text` gives (`TimeSpan.parse`).
+    func span(_ text: String) throws(ValidationError) -> Span {
+        if let span = spans[text] { return span }
+        let span = try TimeSpan.parse(text)
+        spans[text] = span
+        return span
+    }
+
     /// Keeps a valid trigger for the reminders that give the same, and returns the one to use: another thread's,
-    /// when it kept an equal one first.
+    /// when it kept an equal one first (one lookup, which inserts this one when there is none).
     func keep(_ trigger: CalendarTrigger) -> CalendarTrigger {
         let key = Key(text: trigger.spec, zone: trigger.zone, policy: trigger.policy)
-        let kept = shared.triggers.withLock { all in
-            if let first = all[key] { return first }
-            all[key] = trigger
-            return trigger
-        }
+        let shard = shared.shards[Int(UInt(bitPattern: key.hashValue) % UInt(shared.shards.count))]
+        let kept = shard.triggers.withLock { all in Self.first(&all[key, default: trigger]) }
         triggers[key] = kept
         return kept
     }
+
+    private static func first(_ kept: inout CalendarTrigger) -> CalendarTrigger { kept }
 }
