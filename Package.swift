@@ -30,7 +30,7 @@ let package = Package(
         .executableTarget(name: "avisod", dependencies: ["AvisoDaemon"]),
         .executableTarget(name: "avisoctl", dependencies: ["AvisoProtocol", "AvisoCore"]),
         // Benchmarks: next-elapse cost beside Foundation (see Benchmarks/run).
-        .executableTarget(name: "aviso-bench", dependencies: ["AvisoCore", "AvisoProtocol"]),
+        .executableTarget(name: "aviso-bench", dependencies: ["AvisoCore", "AvisoProtocol", "AvisoDaemon"]),
 
         // Test seams: manual clock, process fixtures, a test notification server.
         .target(name: "AvisoTestSupport", dependencies: ["AvisoCore", "AvisoProtocol"]),

@@ -4,6 +4,7 @@ import Foundation
 let usage = """
     Usage: aviso-bench elapse [--detail]   median cost of a next-elapse computation beside Foundation's nextDate
            aviso-bench specs               the benchmark's specs with their zones, one a line (for systemd-analyze)
+           aviso-bench directory DIR [N]   read a directory of reminder files N times (default 5) as a start does
     """
 
 func us(_ ns: Double) -> String { String(format: "%.2f µs", ns / 1_000) }
@@ -32,6 +33,11 @@ case "elapse":
         FileHandle.standardError.write(Data("aviso-bench: \(error)\n".utf8))
         exit(1)
     }
+case "directory" where args.count >= 2:
+    let (wall, cpu, n) = DirectoryBenchmark.run(args[1], rounds: args.count > 2 ? Int(args[2]) ?? 5 : 5)
+    let ms = { (ns: Double) in String(format: "%.0f ms", ns / 1_000_000) }
+    print("reading \(n) reminders in \(args[1]), \(wall.count) times: median \(ms(Stopwatch.median(wall))) "
+          + "(min \(ms(wall.min() ?? 0))), CPU median \(ms(Stopwatch.median(cpu))) (min \(ms(cpu.min() ?? 0)))")
 default:
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)

@@ -43,6 +43,8 @@ public final class ReminderDirectory {
 
     /// Every declared reminder in effect, by identifier: a view of the files' declarations, which are held once.
     var reminders: DeclaredReminders { DeclaredReminders(files: files, declarations: declarations) }
+    /// How many names are declared.
+    public var declaredCount: Int { declarations.keys.count }
     /// Every item in effect, by name.
     public private(set) var items: [String: DeclaredItem] = [:]
 
