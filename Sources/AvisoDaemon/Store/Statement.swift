@@ -35,10 +35,10 @@ final class Statement {
             switch value {
             case nil: rc = sqlite3_bind_null(handle, index)
             case .integer(let i)?: rc = sqlite3_bind_int64(handle, index, i)
-            case .text(let s)?:
-                // An explicit length: an identifier may hold a NUL, which a C string would cut off.
-                let bytes = Array(s.utf8)
-                rc = bytes.withUnsafeBufferPointer { buffer in
+            case .text(var s)?:
+                // An explicit length: an identifier may hold a NUL, which a C string would cut off. SQLite copies
+                // the bytes (`sqliteTransient`) straight from the string's own storage.
+                rc = s.withUTF8 { buffer in
                     guard let base = buffer.baseAddress, !buffer.isEmpty else {
                         return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
                     }

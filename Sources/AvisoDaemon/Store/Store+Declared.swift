@@ -74,18 +74,20 @@ extension Store {
             if others.declared { try statement("DELETE FROM declared WHERE id = ?").run([id]) }
             return
         }
-        var next: [Statement.Value?] = [nil, nil, nil, nil]
+        let next: (clock: Statement.Value?, ns: Statement.Value?, boot: Statement.Value?, estimate: Statement.Value?)
         switch r.next {
-        case .wall(let w)?: next = [.integer(0), .integer(w.nanoseconds), nil, nil]
+        case .wall(let w)?: next = (.integer(0), .integer(w.nanoseconds), nil, nil)
         case .boot(let b, let bootID, let estimate)?:
-            next = [.integer(1), .integer(b.nanoseconds), .text(bootID), .integer(estimate.nanoseconds)]
-        case nil: break
+            next = (.integer(1), .integer(b.nanoseconds), .text(bootID), .integer(estimate.nanoseconds))
+        case nil: next = (nil, nil, nil, nil)
         }
+        // One array of the row's values: 100,000 rows are written at a first start.
         try statement("""
             INSERT OR REPLACE INTO declared (id, source, trigger, added, next_clock, next_ns, next_boot, next_estimate,
                 fire_count, last_fired) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).run([id, .text(source), .text(Self.triggerKey(r.request.trigger)), .integer(r.added.nanoseconds)]
-                     + next + [.integer(Int64(r.fireCount)), r.lastFired.map { .integer($0.nanoseconds) }])
+            """).run([id, .text(source), .text(Self.triggerKey(r.request.trigger)), .integer(r.added.nanoseconds),
+                      next.clock, next.ns, next.boot, next.estimate, .integer(Int64(r.fireCount)),
+                      r.lastFired.map { .integer($0.nanoseconds) }])
         others.declared = true
         if others.requests { try statement("DELETE FROM requests WHERE id = ?").run([id]) }
     }
@@ -105,8 +107,14 @@ extension Store {
     }
 
     /// A trigger as one string that is equal exactly when the triggers are: what a declared schedule was planned for.
+    /// Its words, which a space separates: the kind, then the span or instant in nanoseconds and whether it repeats;
+    /// or the DST policy, the zone's length in bytes and the zone (or "-"), and the spec as written.
     public static func triggerKey(_ t: Trigger) -> String {
-        keyParts(t).joined(separator: " ")
+        switch t {
+        case .interval(let span, let repeats): "interval \(span.nanoseconds) \(repeats ? "repeats" : "once")"
+        case .date(let at): "date \(at.nanoseconds)"
+        case .calendar(let c): "calendar \(c.policy.rawValue) \(c.zone.map { "\($0.utf8.count) \($0)" } ?? "-") \(c.spec)"
+        }
     }
 
     /// Whether `key` is `triggerKey(t)`, compared word by word in place, writing nothing: a start compares 100,000.
@@ -172,15 +180,6 @@ extension Store {
             guard rest.first == UInt8(ascii: " ") else { return false }
             rest = rest.dropFirst()
             return true
-        }
-    }
-
-    /// The words of a trigger's key, which a space joins.
-    private static func keyParts(_ t: Trigger) -> [String] {
-        switch t {
-        case .interval(let span, let repeats): ["interval", String(span.nanoseconds), repeats ? "repeats" : "once"]
-        case .date(let at): ["date", String(at.nanoseconds)]
-        case .calendar(let c): ["calendar", c.policy.rawValue] + (c.zone.map { [String($0.utf8.count), $0] } ?? ["-"]) + [c.spec]
         }
     }
 
