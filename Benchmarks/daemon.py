@@ -54,6 +54,11 @@ class Daemon:
         fields = dict(l.split(":", 1) for l in open(f"/proc/{self.process.pid}/status") if l.startswith("Vm"))
         return tuple(int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))
 
+    def cpu_seconds(self):
+        """User and system CPU time of all avisod's threads so far."""
+        fields = open(f"/proc/{self.process.pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def connect(self):
         """A line-oriented connection to the control socket: `call(dict)` sends a command and returns the reply."""
         return Connection(self.socket_path)
