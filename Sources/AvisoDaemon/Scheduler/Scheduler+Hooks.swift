@@ -18,6 +18,9 @@ struct HookRun: Sendable {
 extension Scheduler {
     func hook(of content: Content) -> ContentHook? { category(of: content)?.hook }
 
+    /// Whether any category has a content hook: without one, no timer is moved earlier and no hook started.
+    var hooksConfigured: Bool { book.categories.values.contains { $0.value.hook != nil } }
+
     /// A window timer moved `HookTimeout` earlier when its request has a hook that has not started for its next
     /// occurrence.
     func withHookLead(_ spec: TimerSpec) -> TimerSpec {
@@ -47,7 +50,7 @@ extension Scheduler {
     /// (a burst larger than the window) due within their `HookTimeout`. Called before the window is planned, so
     /// those in it are then armed at their instant. Looks at most at the window plus the hooks that may run at once.
     func startHooksBeyondWindow(at current: Now) {
-        guard book.categories.values.contains(where: { $0.value.hook != nil }) else { return }
+        guard hooksConfigured else { return }
         var order = requests.ordered(now: current)
         for _ in 0..<(configuration.window + HookRunner.concurrencyLimit) {
             guard let e = order.next(), e.deadline.expectedWall(in: current) <= current.wall + ContentHook.maximumTimeout else { return }

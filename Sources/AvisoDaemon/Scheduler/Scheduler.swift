@@ -168,8 +168,8 @@ public actor Scheduler {
         let current = now()
         reconcileCount += 1
         startHooksBeyondWindow(at: current)
-        let desired = requests.armed(now: current, limit: configuration.window, budgets: configuration.priorities.budgets)
-            .map(withHookLead)
+        let planned = requests.armed(now: current, limit: configuration.window, budgets: configuration.priorities.budgets)
+        let desired = hooksConfigured ? planned.map(withHookLead) : planned
         for action in Reconciler.diff(desired: desired, armed: armed) {
             switch action {
             case .arm(let spec):
