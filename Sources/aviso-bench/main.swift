@@ -34,7 +34,17 @@ case "elapse":
         exit(1)
     }
 case "directory" where args.count >= 2:
-    let (wall, cpu, n) = DirectoryBenchmark.run(args[1], rounds: args.count > 2 ? Int(args[2]) ?? 5 : 5)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: args[1], isDirectory: &isDirectory), isDirectory.boolValue else {
+        FileHandle.standardError.write(Data("aviso-bench: \(args[1]) is not a directory of reminder files\n".utf8))
+        exit(1)
+    }
+    let rounds = args.count > 2 ? Int(args[2]) : 5
+    guard let rounds, rounds >= 1 else {
+        FileHandle.standardError.write(Data("aviso-bench: the number of readings must be a whole number of at least 1\n".utf8))
+        exit(2)
+    }
+    let (wall, cpu, n) = DirectoryBenchmark.run(args[1], rounds: rounds)
     let ms = { (ns: Double) in String(format: "%.0f ms", ns / 1_000_000) }
     print("reading \(n) reminders in \(args[1]), \(wall.count) times: median \(ms(Stopwatch.median(wall))) "
           + "(min \(ms(wall.min() ?? 0))), CPU median \(ms(Stopwatch.median(cpu))) (min \(ms(cpu.min() ?? 0)))")
