@@ -125,7 +125,7 @@ extension Store {
             switch t {
             case .interval(let span, let repeats):
                 return rest.word("interval") && rest.number(span.nanoseconds) && rest.space()
-                    && rest.last(repeats ? "repeats" : "once") && rest.atEnd
+                    && rest.text(repeats ? "repeats" : "once") && rest.atEnd
             case .date(let at):
                 return rest.word("date") && rest.number(at.nanoseconds) && rest.atEnd
             case .calendar(let c):
@@ -135,7 +135,7 @@ extension Store {
                 } else {
                     guard rest.word("-") else { return false }
                 }
-                return rest.last(c.spec) && rest.atEnd
+                return rest.text(c.spec) && rest.atEnd
             }
         }
     }
@@ -146,10 +146,10 @@ extension Store {
         var atEnd: Bool { rest.isEmpty }
 
         /// Reads `w` and the space after it.
-        mutating func word(_ w: String) -> Bool { last(w) && space() }
+        mutating func word(_ w: String) -> Bool { text(w) && space() }
 
-        /// Reads `w`, the key's last word (a spec may hold spaces).
-        mutating func last(_ w: String) -> Bool {
+        /// Reads the bytes of `w` (the spec, last in a key, may hold spaces).
+        mutating func text(_ w: String) -> Bool {
             var w = w
             return w.withUTF8 { w in
                 guard rest.count >= w.count, rest.prefix(w.count).elementsEqual(w) else { return false }
