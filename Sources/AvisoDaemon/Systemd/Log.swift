@@ -62,10 +62,15 @@ public enum Log {
     }
 
     /// The exact line written for a message, newline included.
-    static func line(_ priority: Priority, _ message: String) -> String {
-        var flat = ""
-        flat.unicodeScalars.append(contentsOf: message.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
-        return "<\(priority.rawValue)>\(flat)\n"
+    static func line(_ priority: Priority, _ message: String) -> String { String(decoding: lineBytes(priority, message), as: UTF8.self) }
+
+    /// The line's bytes: the message's own, with each line break made a space (both are single bytes in UTF-8).
+    private static func lineBytes(_ priority: Priority, _ message: String) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "0") + UInt8(priority.rawValue), UInt8(ascii: ">")]
+        bytes.reserveCapacity(message.utf8.count + 4)
+        for b in message.utf8 { bytes.append(b == UInt8(ascii: "\n") || b == UInt8(ascii: "\r") ? UInt8(ascii: " ") : b) }
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
     }
 
     /// The journal fields of a message, each "KEY=VALUE".
@@ -82,7 +87,7 @@ public enum Log {
     /// Sends `message` to the journal, or writes its line to `fd` (stderr unless a test redirects it).
     static func emit(_ priority: Priority, _ message: String, _ fields: Fields? = nil, to fd: Int32 = STDERR_FILENO) {
         if toJournal.load(ordering: .relaxed), sendToJournal(journalFields(priority, message, fields)) { return }
-        var bytes = Array(line(priority, message).utf8)
+        var bytes = lineBytes(priority, message)
         lock.withLock { _ in
             var offset = 0
             while offset < bytes.count {
