@@ -20,7 +20,7 @@ class Daemon:
             os.unlink(notify_path)
         notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         notify.bind(notify_path)
-        notify.settimeout(timeout)
+        notify.settimeout(0.2)
         env = dict(os.environ, XDG_CONFIG_HOME=self.config_home, XDG_STATE_HOME=self.state_home,
                    NOTIFY_SOCKET=notify_path)
         env.pop("WATCHDOG_USEC", None)
@@ -29,12 +29,18 @@ class Daemon:
         self.process = subprocess.Popen([self.binary, "--socket", self.socket_path], env=env, stderr=self.log)
         try:
             while True:
-                if b"READY=1" in notify.recv(4096):
-                    return time.monotonic() - begin
-        except socket.timeout:
-            self.process.kill()
-            self.process.wait()
-            raise SystemExit(f"avisod did not report READY=1 within {timeout} s (log: {self.log_path})")
+                try:
+                    if b"READY=1" in notify.recv(4096):
+                        return time.monotonic() - begin
+                except socket.timeout:
+                    pass
+                if self.process.poll() is not None:
+                    raise SystemExit(f"avisod exited with status {self.process.returncode} before READY=1 "
+                                     f"(log: {self.log_path})")
+                if time.monotonic() - begin > timeout:
+                    self.process.kill()
+                    self.process.wait()
+                    raise SystemExit(f"avisod did not report READY=1 within {timeout} s (log: {self.log_path})")
         finally:
             notify.close()
 
@@ -58,6 +64,18 @@ class Daemon:
         """User and system CPU time of all avisod's threads so far."""
         fields = open(f"/proc/{self.process.pid}/stat").read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def cpu_seconds_by_thread(self):
+        """User and system CPU time so far of each of avisod's threads, by thread id and name."""
+        times = {}
+        for task in os.listdir(f"/proc/{self.process.pid}/task"):
+            try:
+                name = open(f"/proc/{self.process.pid}/task/{task}/comm").read().strip()
+                fields = open(f"/proc/{self.process.pid}/task/{task}/stat").read().rsplit(")", 1)[1].split()
+            except FileNotFoundError:  # the thread ended in between
+                continue
+            times[(task, name)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return times
 
     def connect(self):
         """A line-oriented connection to the control socket: `call(dict)` sends a command and returns the reply."""
