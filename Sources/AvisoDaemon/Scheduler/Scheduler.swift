@@ -147,6 +147,7 @@ public actor Scheduler {
         rebuildBook()
         if let reminders { adoptDeclared(reminders, stored: try adoptStoredSchedules(reminders)) }
         Log.info("loaded \(requests.count) request(s)")
+        store.releaseCache()
         releaseFreeHeap()
         if let why = store.unwritable {
             Log.error(why + "; new requests are refused, and due notifications wait until it can be")
