@@ -325,6 +325,8 @@ public final class ReminderDirectory {
     /// Each rejected declaration keeps its last good version, if it had one; the others take their new one.
     private static func keepingLastGood<T>(_ parsed: [T], rejected: [ReminderFile.Rejected], previous: [T],
                                            name: (T) -> String) -> (good: [T], errors: [ConfigProblem]) {
+        // Nothing rejected, the usual case: the parsed list as it is, neither copied nor looked through.
+        if rejected.isEmpty { return (parsed, []) }
         let last = Dictionary(previous.map { (name($0), $0) }, uniquingKeysWith: { a, _ in a })
         var kept: [T] = []
         let errors = rejected.flatMap { r -> [ConfigProblem] in
