@@ -50,8 +50,12 @@ class Daemon:
             try:
                 self.process.wait(30)
             except subprocess.TimeoutExpired:
+                # A daemon that does not stop is a bug to see, not to hide behind SIGKILL.
                 self.process.kill()
                 self.process.wait()
+                self.process = None
+                self.log.close()
+                raise RuntimeError("avisod did not exit within 30 s of SIGTERM")
         self.process = None
         self.log.close()
 

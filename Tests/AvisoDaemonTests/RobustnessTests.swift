@@ -237,6 +237,54 @@ extension Integration {
             #expect(try f.json("delivered").compactMap { $0["id"] as? String }.sorted() == ["marker", "one"])
         }
 
+        /// SIGTERM the moment the daemon is ready, while it is still asking the server what it is: the questions
+        /// left unanswered when the bus thread ends must not keep the daemon from exiting.
+        @Test func aDaemonStoppedAsSoonAsItIsReadyExits() async throws {
+            for _ in 0..<3 {
+                let f = try await DaemonFixture.start()
+                defer { f.stop() }
+                f.daemon.signal(SIGTERM)
+                #expect(try await f.daemon.waitForExit(timeout: .seconds(10)) == 0)
+            }
+        }
+
+        /// SIGTERM while the server, frozen before the daemon started, has not said what it is: the question left
+        /// unanswered (for up to its 5 s time limit) does not hold the exit up.
+        @Test func aDaemonStoppedWhileAFrozenServerIsAskedWhatItIsExitsAtOnce() async throws {
+            let bus = try DBusSession()
+            defer { bus.stop() }
+            let server = TestNotificationServer(busAddress: bus.address)
+            try await server.start()
+            defer { server.stop() }
+            server.signal(SIGSTOP)
+            defer { server.signal(SIGCONT) }
+            let daemon = try DaemonProcess(busAddress: bus.address)
+            try await daemon.start()
+            daemon.signal(SIGTERM)
+            #expect(try await daemon.waitForExit(timeout: .seconds(3)) == 0)
+        }
+
+        /// SIGTERM while a popup is on its way to a frozen server: the daemon exits at once, and after a restart the
+        /// popup, which may have been shown, is delivered and not sent again.
+        @Test func aPopupOnItsWayToAFrozenServerWhenTheDaemonStopsIsNotSentAgain() async throws {
+            let f = try await DaemonFixture.start()
+            defer { f.stop() }
+            let server = f.server!
+            // Once the daemon knows the server (and its capabilities), the popup's Notify leaves without a question.
+            _ = try await f.daemon.log.next { $0.contains("notification server: ") }
+            server.signal(SIGSTOP)
+            try f.ctl("add", "--id", "held", "--in", "100ms", "--title", "Held")
+            _ = try await f.daemon.log.next { $0.contains("sending 'held'") }
+            f.daemon.signal(SIGTERM)
+            #expect(try await f.daemon.waitForExit(timeout: .seconds(10)) == 0)
+            server.signal(SIGCONT)
+            // The call had left: the thawed server reads it and shows the popup once.
+            #expect(try await server.next("notify").summary == "Held")
+            try await f.daemon.start()
+            #expect(try f.json("delivered").map { $0["id"] as? String } == ["held"])
+            try await Self.nothingShownBefore("marker", f)
+        }
+
         @Test func aServerThatAnswersWithTheWrongTypesDoesNotBringTheDaemonDown() async throws {
             let f = try await DaemonFixture.start(badReplies: true)
             defer { f.stop() }

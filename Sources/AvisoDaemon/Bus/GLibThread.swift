@@ -13,11 +13,18 @@ public final class GLibThread: @unchecked Sendable {
     private var thread: UnsafeMutablePointer<GThread>?
     /// Set by `stop()`; work offered afterwards is refused instead of being queued behind a loop that has quit.
     private let closed = Mutex(false)
+    /// Cancelled by `stop()`: every call made through `BusCall` on this thread carries it, so that a call still
+    /// waiting for its answer ends (with G_IO_ERROR_CANCELLED) instead of leaving its caller waiting for ever.
+    let cancellable: UnsafeMutablePointer<GCancellable>
+    /// Calls begun and not yet answered, and whether the loop quits when the last one is; on the GLib thread only.
+    private var callsInFlight = 0
+    private var quitting = false
 
     /// Starts the thread; its loop runs until `stop()`.
     public init(name: String) {
         context = g_main_context_new()
         loop = g_main_loop_new(context, 0)
+        cancellable = g_cancellable_new()
         thread = g_thread_new(name, { data in
             let me = Unmanaged<GLibThread>.fromOpaque(data!).takeRetainedValue()
             g_main_context_push_thread_default(me.context)
@@ -30,6 +37,7 @@ public final class GLibThread: @unchecked Sendable {
     deinit {
         g_main_loop_unref(loop)
         g_main_context_unref(context)
+        g_object_unref(UnsafeMutableRawPointer(cancellable))
     }
 
     /// Runs `work` on the GLib thread, after work queued before it; immediately when already on it.
@@ -59,13 +67,28 @@ public final class GLibThread: @unchecked Sendable {
     /// True when called on this thread (for preconditions).
     var isCurrent: Bool { g_main_context_is_owner(context) != 0 }
 
-    /// Quits the loop once queued work has run and waits for the thread to end. Must not be called on the thread.
+    /// A call that carries `cancellable` has been made; `callEnded()` follows from its reply callback.
+    func callBegan() { callsInFlight += 1 }
+
+    func callEnded() {
+        callsInFlight -= 1
+        if quitting && callsInFlight == 0 { g_main_loop_quit(loop) }
+    }
+
+    /// Quits the loop once queued work has run and every call still in flight has ended (cancelled, so at once), and
+    /// waits for the thread to end. Must not be called on the thread.
     public func stop() {
         precondition(!isCurrent, "GLibThread.stop() on its own thread would deadlock")
         let wasClosed = closed.withLock { closed in
             defer { closed = true }
             // Quitting from a queued item lets work queued earlier (such as teardown) finish first.
-            if !closed { enqueue { [self] in g_main_loop_quit(self.loop) } }
+            if !closed {
+                enqueue { [self] in
+                    quitting = true
+                    g_cancellable_cancel(cancellable)
+                    if callsInFlight == 0 { g_main_loop_quit(loop) }
+                }
+            }
             return closed
         }
         guard !wasClosed, let thread else { return }

@@ -23,7 +23,7 @@ extension LogindBus {
         guard let connection, let owner else { return }
         let generation = session.generation
         BusCall.call(
-            connection, destination: owner, path: LogindBus.path, interface: LogindBus.interface, method: "GetUser",
+            on: thread, connection, destination: owner, path: LogindBus.path, interface: LogindBus.interface, method: "GetUser",
             parameters: g_variant_new_tuple([g_variant_new_uint32(getuid())], 1), replyType: "(o)",
             timeoutMilliseconds: LogindBus.callTimeoutMilliseconds
         ) { [self] reply, _ in
@@ -96,7 +96,7 @@ extension LogindBus {
         _ done: @escaping (OpaquePointer?) -> Void
     ) {
         BusCall.call(
-            connection, destination: owner, path: path, interface: LogindBus.propertiesInterface, method: "Get",
+            on: thread, connection, destination: owner, path: path, interface: LogindBus.propertiesInterface, method: "Get",
             parameters: g_variant_new_tuple([g_variant_new_string(interface), g_variant_new_string(name)], 2),
             replyType: "(v)", timeoutMilliseconds: LogindBus.callTimeoutMilliseconds
         ) { reply, _ in

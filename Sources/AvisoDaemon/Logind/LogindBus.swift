@@ -14,6 +14,8 @@ final class LogindBus: @unchecked Sendable {
     static let callTimeoutMilliseconds: Int32 = 5_000
 
     let busAddress: String?
+    /// The GLib thread this runs on; its stop cancels the calls still waiting for logind.
+    let thread: GLibThread
     let onEvent: @Sendable (SleepEvent) -> Void
     /// Whether a delay inhibitor fd is open; read from any thread.
     let holdsInhibitor = Mutex(false)
@@ -33,8 +35,9 @@ final class LogindBus: @unchecked Sendable {
     private var reportedAbsence = false
     private var reportedRefusal = false
 
-    init(busAddress: String?, onEvent: @escaping @Sendable (SleepEvent) -> Void) {
+    init(busAddress: String?, thread: GLibThread, onEvent: @escaping @Sendable (SleepEvent) -> Void) {
         self.busAddress = busAddress
+        self.thread = thread
         self.onEvent = onEvent
     }
 
@@ -177,10 +180,11 @@ final class LogindBus: @unchecked Sendable {
         let request = InhibitRequest(bus: self, generation: generation, owner: owner)
         let replyType = g_variant_type_new("(h)")
         defer { g_variant_type_free(replyType) }
+        thread.callBegan()
         g_dbus_connection_call_with_unix_fd_list(
             connection, LogindBus.name, LogindBus.path, LogindBus.interface, "Inhibit",
             g_variant_new_tuple(&args, 4), replyType, G_DBUS_CALL_FLAGS_NONE,
-            LogindBus.callTimeoutMilliseconds, nil, nil,
+            LogindBus.callTimeoutMilliseconds, nil, thread.cancellable,
             { source, result, data in
                 let request = Unmanaged<InhibitRequest>.fromOpaque(data!).takeRetainedValue()
                 request.bus.inhibitReplied(source: OpaquePointer(source), result!, request)
@@ -189,6 +193,7 @@ final class LogindBus: @unchecked Sendable {
     }
 
     private func inhibitReplied(source: OpaquePointer?, _ result: OpaquePointer, _ request: InhibitRequest) {
+        defer { thread.callEnded() }
         var fds: UnsafeMutablePointer<GUnixFDList>?
         var error: UnsafeMutablePointer<GError>?
         let reply = g_dbus_connection_call_with_unix_fd_list_finish(source, &fds, result, &error)

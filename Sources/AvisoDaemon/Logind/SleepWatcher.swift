@@ -26,7 +26,7 @@ public final class SleepWatcher: Sendable {
     public init(busAddress: String? = nil, thread: GLibThread? = nil, onEvent: @escaping @Sendable (SleepEvent) -> Void) {
         self.thread = thread ?? GLibThread(name: "aviso-logind")
         ownsThread = thread == nil
-        bus = LogindBus(busAddress: busAddress, onEvent: onEvent)
+        bus = LogindBus(busAddress: busAddress, thread: self.thread, onEvent: onEvent)
     }
 
     deinit { stop() }

@@ -16,7 +16,7 @@ extension NotificationBus {
             let message = g_dbus_message_new_method_call(NotificationBus.name, NotificationBus.path, NotificationBus.name, "Notify")!
             defer { g_object_unref(UnsafeMutableRawPointer(message)) }
             g_dbus_message_set_body(message, notifyArguments(popup, text, actions: capabilities.contains("actions")))
-            BusCall.send(connection, message: message) { reply, error in
+            BusCall.send(on: thread, connection, message: message) { reply, error in
                 completion(NotificationBus.outcome(reply: reply, error: error))
             }
         }

@@ -18,6 +18,8 @@ final class NotificationBus: @unchecked Sendable {
 
     let appName: String
     let desktopEntry: String
+    /// The GLib thread this runs on; its stop cancels the calls still waiting for the server.
+    let thread: GLibThread
     let onEvent: @Sendable (NotifierEvent) -> Void
     /// The unique name owning org.freedesktop.Notifications; read from any thread.
     let owner = Mutex<String?>(nil)
@@ -30,9 +32,10 @@ final class NotificationBus: @unchecked Sendable {
     private var capabilityWaiters: [([String]) -> Void]?
     private var whenWatchSettles: (() -> Void)?
 
-    init(appName: String, desktopEntry: String, onEvent: @escaping @Sendable (NotifierEvent) -> Void) {
+    init(appName: String, desktopEntry: String, thread: GLibThread, onEvent: @escaping @Sendable (NotifierEvent) -> Void) {
         self.appName = appName
         self.desktopEntry = desktopEntry
+        self.thread = thread
         self.onEvent = onEvent
     }
 
@@ -146,7 +149,7 @@ final class NotificationBus: @unchecked Sendable {
         guard connect(), let connection else { return done(.failure(.noServer("no D-Bus session bus"))) }
         let destination = owner.withLock { $0 } ?? NotificationBus.name
         BusCall.call(
-            connection, destination: destination, path: NotificationBus.path, interface: NotificationBus.name,
+            on: thread, connection, destination: destination, path: NotificationBus.path, interface: NotificationBus.name,
             method: method, parameters: parameters, replyType: replyType,
             timeoutMilliseconds: NotificationBus.callTimeoutMilliseconds
         ) { reply, error in

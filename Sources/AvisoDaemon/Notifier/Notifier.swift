@@ -26,7 +26,7 @@ public final class Notifier: Sendable {
     ) {
         self.thread = thread ?? GLibThread(name: "aviso-glib")
         ownsThread = thread == nil
-        bus = NotificationBus(appName: appName, desktopEntry: desktopEntry, onEvent: onEvent)
+        bus = NotificationBus(appName: appName, desktopEntry: desktopEntry, thread: self.thread, onEvent: onEvent)
     }
 
     deinit { stop() }
