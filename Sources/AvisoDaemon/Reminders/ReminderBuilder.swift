@@ -166,7 +166,8 @@ struct ReminderBuilder {
 /// The parsed texts of one reading of a directory. Calendar triggers, by spec text, zone and DST policy: 100,000
 /// reminders hold far fewer distinct triggers, and each is found again with one lookup and shared by all the reminders
 /// that give it. Each text is parsed once per reading thread, also when it comes with several zones. The spans of
-/// `Every=` and `MaxLate=`, by text. (Only what was valid is kept: a mistake is parsed, and reported, each time.)
+/// `Every=` and `MaxLate=`, by text. The component chains of the specs, each distinct one once. (Only what was valid
+/// is kept: a mistake is parsed, and reported, each time.)
 ///
 /// Used by one thread at a time: each reading thread has its own, and the threads keep the first trigger any of them
 /// found (`Shared`), so equal triggers are one object. A thread takes a lock only to keep a trigger it has not seen
@@ -190,6 +191,8 @@ final class CalendarSpecCache: @unchecked Sendable {
     private let shared: Shared
     private var triggers: [Key: CalendarTrigger] = [:]
     private var parsed: [String: CalendarSpec] = [:]
+    /// The chains of the specs parsed here, shared between them.
+    private var chains = CalendarChains()
     private var spans: [String: Span] = [:]
 
     init(sharing shared: Shared = Shared()) { self.shared = shared }
@@ -202,7 +205,7 @@ final class CalendarSpecCache: @unchecked Sendable {
     /// The spec `text` parsed with the zones `zones` can load.
     func parse(_ text: String, zones: ZoneLookup) throws(ValidationError) -> CalendarSpec {
         if let spec = parsed[text] { return spec }
-        let spec = try CalendarSpec.parse(text, isZone: { zones.load($0) != nil })
+        let spec = chains.shared(try CalendarSpec.parse(text, isZone: { zones.load($0) != nil }))
         parsed[text] = spec
         return spec
     }
