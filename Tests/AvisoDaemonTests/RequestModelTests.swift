@@ -39,4 +39,32 @@ struct RequestModelTests {
         #expect(model.armed(now: now, limit: 1_000, budgets: [:]) == WindowPlanner.plan(entries, now: now, limit: 1_000).armed)
         #expect(model.due(now: now) == expected.filter { $0.value <= 1_002_500 }.sorted { $0.value < $1.value }.map(\.key))
     }
+
+    /// The table keeps a request's schedule packed: every field reads back as it was set, for each kind of deadline,
+    /// boot and source.
+    @Test func everyFieldOfAScheduleReadsBackAsItWasSet() {
+        var model = RequestModel(rules: PriorityRules(), bootID: "boot-a")
+        let request = Request(id: "x", content: Content(title: "x"), trigger: .interval(.seconds(600), repeats: true))
+        let cases: [ScheduledRequest] = [
+            ScheduledRequest(request: request, added: WallTime(seconds: 5), next: nil),
+            ScheduledRequest(request: request, added: WallTime(nanoseconds: -7), next: .wall(WallTime(nanoseconds: .min + 1)),
+                             fireCount: Int.max, lastFired: WallTime(nanoseconds: 0), source: "/a.conf"),
+            ScheduledRequest(request: request, added: WallTime(seconds: 9),
+                             next: .boot(BootTime(nanoseconds: 42), bootID: "boot-a", wallEstimate: WallTime(seconds: 700)),
+                             fireCount: 3, lastFired: WallTime(seconds: 8), source: "/b.conf"),
+            ScheduledRequest(request: request, added: WallTime(seconds: 9),
+                             next: .boot(BootTime(nanoseconds: .max), bootID: "boot-b", wallEstimate: WallTime(seconds: -1)),
+                             source: "/a.conf"),
+        ]
+        for r in cases {
+            model["x"] = r
+            #expect(model["x"] == r)
+            #expect(model.next(of: "x") == r.next)
+        }
+        var y = cases[2]
+        y.request.id = "y"
+        model["y"] = y
+        #expect(model["y"] == y, "a second request naming the same boot and file")
+        #expect(model["x"] == cases[3])
+    }
 }

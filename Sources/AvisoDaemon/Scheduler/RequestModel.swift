@@ -5,20 +5,23 @@ import AvisoCore
 ///
 /// The window is re-planned on every fire and every change, and the due requests looked for on every timer: the
 /// index keeps the next deadlines ordered as they change (`DeadlineIndex`), so neither looks at the rest of a model
-/// of 100,000 reminders. The table holds each request's schedule inline and its fields as a pointer to their shared
-/// box; the identifiers' hash table holds only slots (a table of whole requests by identifier would hold 262,144
-/// of them at 100,000 requests), and the index refers to requests by slot, so no identifier is hashed or copied when
-/// a deadline moves.
+/// of 100,000 reminders. The table holds each request's schedule as a compact entry (56 bytes: its deadline as two
+/// integers, its boot and its source file as numbers into tables of the few there are) and its fields as
+/// a pointer to their shared box; a `ScheduledRequest` is made from the entry when it is read. The identifiers' hash
+/// table holds only slots (a table of whole requests by identifier would hold 262,144 of them at 100,000 requests),
+/// and the index refers to requests by slot, so no identifier is hashed or copied when a deadline moves.
 struct RequestModel: Sequence {
     /// Every request, in no order.
-    private(set) var values: [ScheduledRequest] = []
-    /// Where each request is in `values`, by identifier.
+    private var entries: [Entry] = []
+    /// The boot ids and source files the entries name, by number.
+    private var names = Names()
+    /// Where each request is in `entries`, by identifier.
     private var slots = SlotIndex()
-    /// The requests that will fire again, by their position in `values`, in deadline order.
+    /// The requests that will fire again, by their position in `entries`, in deadline order.
     private var index: DeadlineIndex
     /// The prefix rules classes come from; changing them reclassifies every entry.
     var rules: PriorityRules {
-        didSet { if rules != oldValue { for i in values.indices { place(i) } } }
+        didSet { if rules != oldValue { for i in entries.indices { place(i) } } }
     }
 
     /// `bootID`: the boot the daemon runs in, whose elapsed-time deadlines are ordered by boot time.
@@ -29,41 +32,59 @@ struct RequestModel: Sequence {
 
     /// The request of `id`; setting nil removes it (the last request takes its slot).
     subscript(id: String) -> ScheduledRequest? {
-        get { slots.find(id, id: identifier).map { values[Int($0)] } }
+        get { slots.find(id, id: identifier).map { request(at: Int($0)) } }
         set {
             assert(newValue.map { $0.request.id == id } ?? true, "a request is kept under its own identifier")
             if let newValue {
+                let entry = Entry(newValue, names: &names)
                 if let slot = slots.find(id, id: identifier) {
                     let i = Int(slot)
-                    values[i] = newValue
+                    entries[i] = entry
                     place(i)
                 } else {
-                    slots.insert(id, slot: Int32(values.count), id: identifier)
-                    values.append(newValue)
-                    place(values.count - 1)
+                    slots.insert(id, slot: Int32(entries.count), id: identifier)
+                    entries.append(entry)
+                    place(entries.count - 1)
                 }
             } else if let slot = slots.remove(id, id: identifier) {
                 let i = Int(slot)
-                index.remove(i, in: Table(values: values))
-                let lastSlot = values.count - 1
+                index.remove(i, in: table)
+                let lastSlot = entries.count - 1
                 if i < lastSlot {
-                    slots.move(values[lastSlot].request.id, to: slot, id: identifier)
-                    values.swapAt(i, lastSlot)
+                    slots.move(entries[lastSlot].request.id, to: slot, id: identifier)
+                    entries.swapAt(i, lastSlot)
                     index.move(lastSlot, to: i)
                 }
-                values.removeLast()
+                entries.removeLast()
             }
         }
     }
 
-    var count: Int { values.count }
+    var count: Int { entries.count }
+
+    /// Every request, in no order.
+    var values: Values { Values(model: self) }
+
+    struct Values: Sequence {
+        let model: RequestModel
+        func makeIterator() -> Iterator {
+            var base = model.makeIterator()
+            return Iterator { base.next()?.value }
+        }
+        typealias Iterator = AnyIterator<ScheduledRequest>
+    }
+
+    /// The next deadline of `id`, if it is in the model and fires again, without making its whole request.
+    func next(of id: String) -> Deadline? {
+        slots.find(id, id: identifier).flatMap { entries[Int($0)].next(names) }
+    }
 
     /// Whether a request of `id` is in the model (without copying it out).
     func contains(_ id: String) -> Bool { slots.find(id, id: identifier) != nil }
 
     /// Makes room for `n` requests in all.
     mutating func reserveCapacity(_ n: Int) {
-        values.reserveCapacity(n)
+        entries.reserveCapacity(n)
         slots.reserveCapacity(n, id: identifier)
         index.reserveCapacity(n)
     }
@@ -72,27 +93,33 @@ struct RequestModel: Sequence {
     var scheduledCount: Int { index.count }
 
     /// Each request with its identifier, in no order.
-    func makeIterator() -> Iterator { Iterator(base: values.makeIterator()) }
+    func makeIterator() -> Iterator { Iterator(model: self) }
 
     struct Iterator: IteratorProtocol {
-        var base: IndexingIterator<[ScheduledRequest]>
-        mutating func next() -> (key: String, value: ScheduledRequest)? { base.next().map { ($0.request.id, $0) } }
+        let model: RequestModel
+        var i = 0
+        mutating func next() -> (key: String, value: ScheduledRequest)? {
+            guard i < model.entries.count else { return nil }
+            defer { i += 1 }
+            let r = model.request(at: i)
+            return (r.request.id, r)
+        }
     }
 
     /// The requests that will fire again, as the window planner sees them, in no order.
-    var windowEntries: [WindowEntry] { index.entries(in: Table(values: values)) }
+    var windowEntries: [WindowEntry] { index.entries(in: table) }
 
     /// The timers to arm: the first `limit` in deadline order, within the classes' budgets.
     func armed(now: Now, limit: Int, budgets: [Int: Int]) -> [TimerSpec] {
-        index.armed(now: now, limit: limit, budgets: budgets, in: Table(values: values))
+        index.armed(now: now, limit: limit, budgets: budgets, in: table)
     }
 
     /// The identifiers due at `now`, soonest first.
-    func due(now: Now) -> [String] { index.due(now: now, in: Table(values: values)) }
+    func due(now: Now) -> [String] { index.due(now: now, in: table) }
 
     /// The requests that will fire again, soonest first as seen from `now`.
     func ordered(now: Now) -> some IteratorProtocol<WindowEntry> {
-        let table = Table(values: values)
+        let table = self.table
         let order = index.ordered(now: now, in: table)
         return AnyIterator { [index] in order.next().map { index.entry($0, table) } }
     }
@@ -104,19 +131,95 @@ struct RequestModel: Sequence {
         return c == PriorityRules.unmatchedClass && r.request.priority == nil && r.source != nil ? 0 : c
     }
 
-    /// The identifier at a slot, as the slot index reads it: `values` holds every request the index names during
+    /// The identifier at a slot, as the slot index reads it: `entries` holds every request the index names during
     /// each of its calls.
-    private var identifier: (Int32) -> String { { [values] in values[Int($0)].request.id } }
+    private var identifier: (Int32) -> String { { [entries] in entries[Int($0)].request.id } }
+
+    /// The request at slot `i`, made from its entry.
+    private func request(at i: Int) -> ScheduledRequest { entries[i].scheduled(names) }
 
     /// Files the request at `i` in the index under its deadline and class.
     private mutating func place(_ i: Int) {
-        index.set(i, priorityClass: priorityClass(of: values[i]), in: Table(values: values))
+        index.set(i, priorityClass: priorityClass(of: request(at: i)), in: table)
     }
+
+    private var table: Table { Table(entries: entries, names: names) }
 
     /// The requests as the deadline index reads them.
     private struct Table: DeadlineRecords {
-        let values: [ScheduledRequest]
-        func identifier(ofRecord r: Int) -> String { values[r].request.id }
-        func deadline(ofRecord r: Int) -> Deadline? { values[r].next }
+        let entries: [Entry]
+        let names: Names
+        func identifier(ofRecord r: Int) -> String { entries[r].request.id }
+        func deadline(ofRecord r: Int) -> Deadline? { entries[r].next(names) }
+    }
+
+    /// One request's schedule, packed: a `ScheduledRequest` takes 96 bytes, with its deadline as an optional enum
+    /// holding the boot id, and its source as an optional string.
+    private struct Entry {
+        var request: Request
+        var added: Int64
+        /// Wall nanoseconds of a wall deadline; boot nanoseconds of a boot deadline.
+        var nextTime: Int64
+        /// The wall estimate of a boot deadline.
+        var nextEstimate: Int64
+        /// `Int64.min`: never fired.
+        var lastFired: Int64
+        var fireCount: Int
+        /// The source file's number; -1: added over the socket.
+        var source: Int32
+        /// What `nextTime` is: the number of the boot of a boot deadline; `wall` or `none`.
+        var next: Int32
+
+        static let wall: Int32 = -1
+        static let none: Int32 = -2
+
+        init(_ r: ScheduledRequest, names: inout Names) {
+            request = r.request
+            added = r.added.nanoseconds
+            lastFired = r.lastFired?.nanoseconds ?? .min
+            fireCount = r.fireCount
+            source = r.source.map { names.number(ofSource: $0) } ?? -1
+            (nextTime, nextEstimate, next) = (0, 0, Self.none)
+            switch r.next {
+            case nil: break
+            case .wall(let w): (nextTime, next) = (w.nanoseconds, Self.wall)
+            case .boot(let b, let id, let estimate):
+                (nextTime, nextEstimate, next) = (b.nanoseconds, estimate.nanoseconds, names.number(ofBoot: id))
+            }
+        }
+
+        func next(_ names: Names) -> Deadline? {
+            switch next {
+            case Self.none: nil
+            case Self.wall: .wall(WallTime(nanoseconds: nextTime))
+            default: .boot(BootTime(nanoseconds: nextTime), bootID: names.boots[Int(next)],
+                           wallEstimate: WallTime(nanoseconds: nextEstimate))
+            }
+        }
+
+        func scheduled(_ names: Names) -> ScheduledRequest {
+            ScheduledRequest(request: request, added: WallTime(nanoseconds: added), next: next(names), fireCount: fireCount,
+                             lastFired: lastFired == .min ? nil : WallTime(nanoseconds: lastFired),
+                             source: source < 0 ? nil : names.sources[Int(source)])
+        }
+    }
+
+    /// The few distinct boot ids and source files of a model, by number: numbers are never reused or forgotten.
+    private struct Names {
+        private(set) var boots: [String] = []
+        private(set) var sources: [String] = []
+        private var bootNumbers: [String: Int32] = [:]
+        private var sourceNumbers: [String: Int32] = [:]
+
+        mutating func number(ofBoot id: String) -> Int32 { Self.number(of: id, in: &boots, &bootNumbers) }
+        mutating func number(ofSource path: String) -> Int32 { Self.number(of: path, in: &sources, &sourceNumbers) }
+
+        private static func number(of name: String, in names: inout [String], _ numbers: inout [String: Int32]) -> Int32 {
+            if let n = numbers[name] { return n }
+            let n = Int32(names.count)
+            names.append(name)
+            numbers[name] = n
+            return n
+        }
     }
 }

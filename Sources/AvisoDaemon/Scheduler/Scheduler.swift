@@ -435,7 +435,7 @@ public actor Scheduler {
     /// The systemd status line: armed count and the next fire.
     func publishStatus() {
         var line = "\(armed.count) armed of \(requests.count)"
-        if let first = window.first, let r = requests[first.id], let next = r.next {
+        if let first = window.first, let next = requests.next(of: first.id) {
             line += "; next '\(first.id)' at \(ISO8601.format(next.expectedWall(in: now())))"
         }
         if let reason = waitingReason { line += "; waiting: \(reason)" }
