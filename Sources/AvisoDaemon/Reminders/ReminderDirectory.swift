@@ -19,7 +19,7 @@ public final class ReminderDirectory {
         var identity: FileBytes.FileIdentity?
         var hash: UInt64?
         /// The reminders of the last version that parsed without errors.
-        var good: [DeclaredReminder] = []
+        var good: [Declared] = []
         /// Its items, likewise.
         var goodItems: [DeclaredItem] = []
         /// Its action and category groups (those with mistakes left out), from the last version that could be read.
@@ -219,7 +219,7 @@ public final class ReminderDirectory {
 
     /// The declaration of `name` in `file`'s last good version.
     private func declaration(of name: String, in file: String) -> DeclaredReminder? {
-        files[file]?.good.first { $0.request.id == name }
+        files[file]?.good.first { $0.request.id == name }.map { $0.declared(in: file) }
     }
 
     /// What reading one file found, before anything here changes: files are read and parsed on several threads.
@@ -307,9 +307,8 @@ public final class ReminderDirectory {
                 state.errors = result.fileErrors.map { ConfigProblem(file: $0.file, line: $0.line, message: $0.message + note) }
                 break
             }
-            let reminders = Self.keepingLastGood(result.reminders, rejected: result.rejected, previous: state.good) {
-                $0.request.id
-            }
+            let reminders = Self.keepingLastGood(result.reminders.map(Declared.init), rejected: result.rejected,
+                                                 previous: state.good) { $0.request.id }
             let items = Self.keepingLastGood(result.items, rejected: result.rejectedItems, previous: state.goodItems) {
                 $0.item.name
             }
@@ -399,8 +398,30 @@ public final class ReminderDirectory {
             return nil
         }
         let i = Int(d.index)
-        if i < good.count && good[i].request.id == id { return good[i] }
-        return good.first { $0.request.id == id }
+        if i < good.count && good[i].request.id == id { return good[i].declared(in: files.path(of: first)) }
+        return good.first { $0.request.id == id }?.declared(in: files.path(of: first))
+    }
+
+    /// A declaration as its file's list holds it: the file is the list's, and the lines are 32-bit (24 bytes, where a
+    /// `DeclaredReminder` takes 48).
+    fileprivate struct Declared {
+        var request: Request
+        var line: Int32
+        var triggerLine: Int32
+        var categoryLine: Int32
+
+        init(_ d: DeclaredReminder) {
+            request = d.request
+            (line, triggerLine, categoryLine) = (Self.line(d.line), Self.line(d.triggerLine), Self.line(d.categoryLine))
+        }
+
+        func declared(in file: String) -> DeclaredReminder {
+            DeclaredReminder(request: request, file: file, line: Int(line), triggerLine: Int(triggerLine),
+                             categoryLine: Int(categoryLine))
+        }
+
+        /// Files are at most 1 MiB, so lines fit.
+        private static func line(_ n: Int) -> Int32 { Int32(clamping: n) }
     }
 
     /// The state of each file read, under a number its path keeps for the directory's life, so that a name's
@@ -425,7 +446,7 @@ public final class ReminderDirectory {
         }
 
         /// The good reminders of file `n` (nil while it is gone), without copying the rest of its state.
-        func good(of n: Int32) -> [DeclaredReminder]? { states[Int(n)]?.good }
+        func good(of n: Int32) -> [Declared]? { states[Int(n)]?.good }
 
         func number(of path: String) -> Int32? { numbers[path] }
         func path(of n: Int32) -> String { paths[Int(n)] }
