@@ -1,5 +1,6 @@
 import AvisoCore
 import AvisoTestSupport
+import Foundation
 import Glibc
 import Testing
 
@@ -76,6 +77,35 @@ import Testing
             let message = try await receiver.next(timeout: .seconds(5))
             #expect(message == "READY=1\nSTATUS=abstract")
         }
+    }
+
+    /// A manager that stops reading (its queue full) must not stop the daemon: every message is sent without
+    /// waiting, and one that does not fit is dropped, as one sent to a socket that is gone.
+    @Test func aManagerThatNeverReadsDoesNotBlockTheSender() throws {
+        let path = "/tmp/aviso-notify-full-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #expect(fd >= 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        defer { unlink(path) }
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": path])
+        let done = DispatchSemaphore(value: 0)
+        // Far more datagrams than a unix socket queues (net.unix.max_dgram_qlen), never read.
+        Thread.detachNewThread {
+            for i in 0..<5_000 { notifier.status("line \(i)") }
+            notifier.watchdog()
+            done.signal()
+        }
+        let returned = done.wait(timeout: .now() + 20) == .success
+        #expect(returned, "a full NOTIFY_SOCKET blocked the sender")
+        // Closing the receiver wakes a sender that blocked, so a failure does not leave a thread stuck.
+        close(fd)
+        if !returned { _ = done.wait(timeout: .now() + 20) }
     }
 
     @Test func withoutNotifySocketEveryCallIsANoOp() {

@@ -28,7 +28,8 @@ enum UnixSocket {
     }
 
     /// Sends `bytes` as one datagram to the socket at `path` ("@NAME": NAME in the abstract namespace, whose address
-    /// is exactly its bytes after a NUL); false when it could not be sent. The caller checked `fits(path)`.
+    /// is exactly its bytes after a NUL); false when it could not be sent. Never waits: a receiver whose queue is full
+    /// (one that stopped reading) gets nothing. The caller checked `fits(path)`.
     @discardableResult
     static func sendDatagram(_ bytes: [UInt8], to path: String) -> Bool {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -43,7 +44,7 @@ enum UnixSocket {
         let length = socklen_t(MemoryLayout.offset(of: \sockaddr_un.sun_path)! + name.count + (abstract ? 0 : 1))
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
+                bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), address, length) }
             }
         }
         return sent == bytes.count

@@ -56,7 +56,8 @@ public struct SystemdNotifier: Sendable {
     }
 
     private func send(_ state: String) {
-        // A failure here (socket gone, systemd restarting) must not stop the daemon; systemd's own timeouts notice.
+        // A failure here (socket gone, systemd restarting, a manager that stopped reading with its queue full) must not
+        // stop the daemon, so nothing waits for the socket; systemd's own timeouts notice.
         guard let socketPath else { return }
         UnixSocket.sendDatagram(Array(state.utf8), to: socketPath)
     }
