@@ -94,10 +94,13 @@ public struct Content: Hashable, Sendable, Codable {
         self.body = body
         self.categoryID = categoryID
         self.level = level
+        // Most contents have none of these: then no box is made at all.
+        guard !subtitle.isEmpty || threadID != nil || relevance != nil || !userInfo.isEmpty || image != nil || delivery != nil
+        else { return }
         let e = Extras()
         (e.subtitle, e.threadID, e.relevance, e.userInfo, e.image, e.delivery) =
             (subtitle, threadID, relevance, userInfo, image, delivery)
-        extras = e.isEmpty ? nil : e
+        extras = e
     }
 
     public static func == (a: Content, b: Content) -> Bool {

@@ -14,14 +14,15 @@ struct CalendarComponent: Hashable, Sendable, Comparable {
     /// systemd's `normalize_chain`: trims ranges to a whole number of repetitions, drops repetitions that never
     /// happen, then sorts and removes duplicates.
     static func normalize(_ chain: [CalendarComponent]) -> [CalendarComponent] {
-        var out = chain.map { c -> CalendarComponent in
-            var c = c
+        var out = chain
+        for k in out.indices {
+            var c = out[k]
             if c.stop > c.start && c.repeat > 0 { c.stop -= (c.stop - c.start) % c.repeat }
             if (c.stop > c.start && c.repeat > 0 && c.start + c.repeat > c.stop) || c.start == c.stop {
                 c.repeat = 0
                 c.stop = -1
             }
-            return c
+            if c != out[k] { out[k] = c }
         }
         guard out.count > 1 else { return out }
         out.sort()

@@ -44,15 +44,16 @@ struct CalendarParser {
         if text.utf8.count >= 4, text.utf8.suffix(4).elementsEqual(" utc".utf8, by: { ($0 | 0x20) == $1 }) {
             spec.utc = true
             body = body.dropLast(4)
-        } else if let space = body.lastIndex(of: " ") {
-            let w = body[body.index(after: space)...]
+        } else if let space = body.utf8.lastIndex(of: 32) {
+            let w = body[body.utf8.index(after: space)...]
             if Self.looksLikeZone(w), CalendarParser.shorthands[w.lowercased()] == nil, isZone(String(w)) {
                 spec.zone = String(w)
                 body = body[..<space]
             }
         }
         if body.isEmpty { throw fail("nothing before the time zone; give a date, a time or a shorthand like 'daily'") }
-        let expanded = Self.shorthands[body.lowercased()]
+        // Shorthands are words: a spec that starts with a digit, '*' or '@' is not looked up.
+        let expanded = body.utf8.first.map(Self.isLetter) == true ? Self.shorthands[body.lowercased()] : nil
         b = Array((expanded.map { Substring($0) } ?? body).utf8)
         i = 0
         try parseWeekdays(&spec)
@@ -69,12 +70,8 @@ struct CalendarParser {
         if s.endOfMonth && s.day == nil { s.endOfMonth = false }
         if let y = s.year {
             s.year = y.map { c in
-                var c = c
-                for k in [\CalendarComponent.start, \CalendarComponent.stop] {
-                    if c[keyPath: k] >= 0 && c[keyPath: k] < 70 { c[keyPath: k] += 2000 }
-                    if c[keyPath: k] >= 70 && c[keyPath: k] < 100 { c[keyPath: k] += 1900 }
-                }
-                return c
+                func century(_ v: Int) -> Int { v >= 0 && v < 70 ? v + 2000 : v >= 70 && v < 100 ? v + 1900 : v }
+                return CalendarComponent(start: century(c.start), stop: century(c.stop), repeat: c.repeat)
             }
         }
         s.year = s.year.map(CalendarComponent.normalize)
@@ -83,18 +80,19 @@ struct CalendarParser {
         s.hour = s.hour.map(CalendarComponent.normalize)
         s.minute = s.minute.map(CalendarComponent.normalize)
         s.microsecond = s.microsecond.map(CalendarComponent.normalize)
-        let checks: [(chain: [CalendarComponent]?, field: String, from: Int, to: Int, eom: Bool, unit: Int)] = [
-            (s.year, "year", 1970, 2199, false, 1), (s.month, "month", 1, 12, false, 1),
-            (s.day, "day", 1, 31, s.endOfMonth, 1), (s.hour, "hour", 0, 23, false, 1),
-            (s.minute, "minute", 0, 59, false, 1), (s.microsecond, "second", 0, 59_999_999, false, 1_000_000),
-        ]
-        for check in checks {
-            if let chain = check.chain, let why = CalendarComponent.problem(
-                in: chain, field: check.field, from: check.from, to: check.to, endOfMonth: check.eom, unit: check.unit)
-            {
+        func check(_ chain: [CalendarComponent]?, _ field: String, _ from: Int, _ to: Int, eom: Bool = false,
+                   unit: Int = 1) throws(ValidationError) {
+            if let chain, let why = CalendarComponent.problem(in: chain, field: field, from: from, to: to, endOfMonth: eom,
+                                                              unit: unit) {
                 throw fail(why)
             }
         }
+        try check(s.year, "year", 1970, 2199)
+        try check(s.month, "month", 1, 12)
+        try check(s.day, "day", 1, 31, eom: s.endOfMonth)
+        try check(s.hour, "hour", 0, 23)
+        try check(s.minute, "minute", 0, 59)
+        try check(s.microsecond, "second", 0, 59_999_999, unit: 1_000_000)
     }
 
     private static let dayNames: [(String, Int)] = [
@@ -109,6 +107,8 @@ struct CalendarParser {
         var first = true
         var bits = 0
         defer { if bits != 0 { spec.weekdays = bits } }
+        // Day names are words: a spec that starts otherwise ("*-*-* 09:00", "09:00") names no weekday.
+        guard Self.isLetter(c) else { return }
         while true {
             var found: (name: String, nr: Int)?
             for (name, nr) in Self.dayNames {
@@ -123,7 +123,10 @@ struct CalendarParser {
                 throw fail("unknown weekday '\(word)'")
             }
             let next = at(i + name.utf8.count)
-            guard [0, 45, 46, 44, 32].contains(next) else { throw fail("unknown weekday '\(word)'") }
+            switch next {
+            case 0, 45, 46, 44, 32: break
+            default: throw fail("unknown weekday '\(word)'")
+            }
             bits |= 1 << nr
             if l >= 0 {
                 if l > nr {
@@ -253,7 +256,10 @@ struct CalendarParser {
                     throw fail("seconds range is shorter than one second; give a repetition such as '/0.5'")
                 }
             }
-            guard [0, 32, 44, 45, 126, 58].contains(c) else { throw fail("unexpected '\(word)' in the \(field)") }
+            switch c {
+            case 0, 32, 44, 45, 126, 58: break
+            default: throw fail("unexpected '\(word)' in the \(field)")
+            }
             chain.append(CalendarComponent(start: start, stop: stop, repeat: rep))
             if c == 44 { i += 1 } else { return chain }
         }

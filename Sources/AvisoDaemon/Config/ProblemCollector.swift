@@ -20,6 +20,10 @@ struct ProblemCollector {
 extension String {
     /// The string without leading and trailing characters from `set`.
     func trimmed(_ set: String = " \t\r") -> String {
+        // Nearly every string read has nothing to trim: its first and last bytes are not in the set (which is ASCII
+        // for every caller), and it is returned as it is, without looking at its characters.
+        guard let first = utf8.first, let last = utf8.last else { return self }
+        if !set.utf8.contains(first) && !set.utf8.contains(last) && first < 0x80 && last < 0x80 { return self }
         var s = Substring(self)
         while let c = s.first, set.contains(c) { s = s.dropFirst() }
         while let c = s.last, set.contains(c) { s = s.dropLast() }

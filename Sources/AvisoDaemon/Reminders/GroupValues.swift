@@ -5,13 +5,15 @@ struct GroupValues {
     private var entries: [(key: String, value: String, line: Int?)] = []
 
     subscript(key: String) -> (value: String, line: Int?)? {
-        get { entries.first { $0.key == key }.map { ($0.value, $0.line) } }
+        get { entries.first { $0.key.isSame(as: key) }.map { ($0.value, $0.line) } }
         set {
-            let i = entries.firstIndex { $0.key == key }
+            let i = entries.firstIndex { $0.key.isSame(as: key) }
             switch (i, newValue) {
             case (let i?, let v?): entries[i] = (key, v.value, v.line)
             case (let i?, nil): entries.remove(at: i)
-            case (nil, let v?): entries.append((key, v.value, v.line))
+            case (nil, let v?):
+                if entries.isEmpty { entries.reserveCapacity(6) }
+                entries.append((key, v.value, v.line))
             case (nil, nil): break
             }
         }

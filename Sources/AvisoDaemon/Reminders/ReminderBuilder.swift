@@ -62,15 +62,25 @@ struct ReminderBuilder {
             fail(groupLine, "reminder '\(name)' has neither Title= nor Body=; give at least one")
         }
         let trigger = buildTrigger()
-        guard problems.isEmpty, let trigger else { return nil }
-        let triggerLine = ["OnCalendar", "At", "Every"].compactMap { values[$0]?.line }.first
+        guard problems.isEmpty, let (trigger, triggerLine) = trigger else { return nil }
         return (Request(id: name, content: content, trigger: trigger, maxLate: maxLate, priority: priority), triggerLine)
     }
 
-    /// The trigger from exactly one of OnCalendar=, At= and Every=, with TimeZone= and DST= where they apply.
-    private mutating func buildTrigger() -> Trigger? {
-        let whens = ["OnCalendar", "At", "Every"].filter { values[$0] != nil }
-        guard whens.count == 1, let when = whens.first else {
+    /// The keys that say when.
+    private static let whenKeys = ["OnCalendar", "At", "Every"]
+
+    /// The trigger from exactly one of OnCalendar=, At= and Every=, with TimeZone= and DST= where they apply, and the
+    /// line of that key.
+    private mutating func buildTrigger() -> (Trigger, line: Int?)? {
+        var given: (key: String, value: String, line: Int?)?
+        var count = 0
+        for key in Self.whenKeys {
+            guard let (value, line) = values[key] else { continue }
+            count += 1
+            if given == nil { given = (key, value, line) }
+        }
+        guard count == 1, let (when, value, line) = given else {
+            let whens = Self.whenKeys.filter { values[$0] != nil }
             if whens.isEmpty {
                 fail(groupLine, "reminder '\(name)' says not when: give one of OnCalendar=, At= or Every=")
             } else {
@@ -91,7 +101,6 @@ struct ReminderBuilder {
                 fail(line, "DST='\(value)' is not one of aviso, systemd")
             }
         }
-        let (value, line) = values[when]!
         if when != "OnCalendar" {
             if values["DST"] != nil { warn(values["DST"]?.line, "DST= only applies to OnCalendar= and is ignored") }
         }
@@ -99,7 +108,7 @@ struct ReminderBuilder {
         case "At":
             do throws(ValidationError) {
                 let at = try DateTimeInput.parse(value, localZone: zone?.rules ?? zones.local(), loadZone: zones.load)
-                return .date(at)
+                return (.date(at), line)
             } catch {
                 fail(line, "At: \(error.message)")
                 return nil
@@ -111,9 +120,9 @@ struct ReminderBuilder {
                 fail(line, "Every=\(value) is shorter than the minimum of 60s")
                 return nil
             }
-            return .interval(span, repeats: true)
+            return (.interval(span, repeats: true), line)
         default:
-            if let known = specs.trigger(value, zone: zone?.name, policy: policy) { return .calendar(known) }
+            if let known = specs.trigger(value, zone: zone?.name, policy: policy) { return (.calendar(known), line) }
             let spec: CalendarSpec
             do throws(ValidationError) {
                 spec = try specs.parse(value, zones: zones)
@@ -125,7 +134,7 @@ struct ReminderBuilder {
                 fail(values["TimeZone"]?.line, "TimeZone=\(zone.name) contradicts the zone '\(named)' at the end of OnCalendar=; give one")
                 return nil
             }
-            return .calendar(specs.keep(CalendarTrigger(spec: value, parsed: spec, zone: zone?.name, policy: policy)))
+            return (.calendar(specs.keep(CalendarTrigger(spec: value, parsed: spec, zone: zone?.name, policy: policy))), line)
         }
     }
 
@@ -170,8 +179,9 @@ struct ReminderBuilder {
 /// is kept: a mistake is parsed, and reported, each time.)
 ///
 /// Used by one thread at a time: each reading thread has its own, and the threads keep the first trigger any of them
-/// found (`Shared`), so equal triggers are one object. A thread takes a lock only to keep a trigger it has not seen
-/// itself, and the table is cut in shards, each with its own lock, so that two threads seldom wait for each other.
+/// found (`Shared`), so equal triggers are one object and each is parsed about once. A thread takes a lock only to look
+/// for or keep a trigger it has not seen itself, and the table is cut in shards, each with its own lock, so that two
+/// threads seldom wait for each other.
 final class CalendarSpecCache: @unchecked Sendable {
     fileprivate struct Key: Hashable {
         var text: String
@@ -197,9 +207,14 @@ final class CalendarSpecCache: @unchecked Sendable {
 
     init(sharing shared: Shared = Shared()) { self.shared = shared }
 
-    /// The trigger this thread kept for these, if any.
+    /// The trigger kept for these, if any: this thread's, else one another thread kept (then it is not parsed here
+    /// too).
     func trigger(_ text: String, zone: String?, policy: DSTPolicy) -> CalendarTrigger? {
-        triggers[Key(text: text, zone: zone, policy: policy)]
+        let key = Key(text: text, zone: zone, policy: policy)
+        if let mine = triggers[key] { return mine }
+        guard let theirs = shard(of: key).triggers.withLock({ $0[key] }) else { return nil }
+        triggers[key] = theirs
+        return theirs
     }
 
     /// The spec `text` parsed with the zones `zones` can load.
@@ -222,10 +237,13 @@ final class CalendarSpecCache: @unchecked Sendable {
     /// when it kept an equal one first (one lookup, which inserts this one when there is none).
     func keep(_ trigger: CalendarTrigger) -> CalendarTrigger {
         let key = Key(text: trigger.spec, zone: trigger.zone, policy: trigger.policy)
-        let shard = shared.shards[Int(UInt(bitPattern: key.hashValue) % UInt(shared.shards.count))]
-        let kept = shard.triggers.withLock { all in Self.first(&all[key, default: trigger]) }
+        let kept = shard(of: key).triggers.withLock { all in Self.first(&all[key, default: trigger]) }
         triggers[key] = kept
         return kept
+    }
+
+    private func shard(of key: Key) -> Shared.Shard {
+        shared.shards[Int(UInt(bitPattern: key.hashValue) % UInt(shared.shards.count))]
     }
 
     private static func first(_ kept: inout CalendarTrigger) -> CalendarTrigger { kept }
