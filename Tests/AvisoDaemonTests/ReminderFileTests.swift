@@ -1,6 +1,7 @@
 import AvisoCore
 @testable import AvisoDaemon
 import AvisoProtocol
+import AvisoTestSupport
 import Foundation
 import Testing
 
@@ -54,6 +55,35 @@ struct ReminderFileTests {
         #expect(haircut.maxLate == .seconds(7_200))
         // 08:00 in New York on 2 March 2030 (EST, UTC-5) is 13:00 UTC.
         #expect(result.reminders[1].request.trigger == .date(ISO8601.parse("2030-03-02T13:00:00Z")!))
+    }
+
+    /// A group's values by key number: every known key, given in any order, a key given again, one taken back.
+    @Test func everyKnownKeyIsFoundByItsNumber() {
+        let keys = ReminderFile.Key.allCases
+        #expect(keys.count <= 15, "a key's position is kept in 4 bits")
+        #expect(Set(keys.map(\.name)) == ReminderFile.knownKeys)
+        #expect(keys.allSatisfy { ReminderFile.Key(named: $0.name) == $0 })
+        #expect(ReminderFile.Key(named: "title") == nil, "key names are case-sensitive, as in GKeyFile")
+        var g = SplitMix(seed: 5)
+        for _ in 0..<50 {
+            var values = ReminderValues()
+            var expected: [ReminderFile.Key: (String, Int?)] = [:]
+            for (n, key) in keys.shuffled(using: &g).enumerated() where Bool.random(using: &g) {
+                values[key] = ("v\(n)", n)
+                expected[key] = ("v\(n)", n)
+            }
+            if let again = expected.keys.randomElement(using: &g) {
+                values[again] = ("again", nil)
+                expected[again] = ("again", nil)
+            }
+            if let gone = expected.keys.randomElement(using: &g) {
+                values[gone] = nil
+                expected[gone] = nil
+            }
+            for key in keys {
+                #expect(values[key]?.value == expected[key]?.0 && values[key]?.line == expected[key]?.1, "\(key)")
+            }
+        }
     }
 
     @Test func atWithoutAZoneIsReadInTheLocalZone() {

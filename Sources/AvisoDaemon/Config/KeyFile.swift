@@ -64,7 +64,9 @@ struct KeyFile {
     private let bytes: [UInt8]
     /// Every group, in the order they first appear.
     private(set) var groupList: [Group] = []
-    private var groupIndex: [String: Int] = [:]
+    /// Each group by the FNV-1a hash of its name's bytes (a file of 1,000 reminders has 1,000 groups: a hash of 8
+    /// bytes per lookup, not of each name as a string); names that share a hash are told apart by `group(named:)`.
+    private var groupIndex: [UInt64: Int] = [:]
     /// The first line that breaks a rule; the accessors then see what came before it.
     private(set) var error: SyntaxError?
     /// The first line that is not valid UTF-8 or holds a NUL byte; nothing is read when there is one.
@@ -102,10 +104,11 @@ struct KeyFile {
                     return fail(number, "[\(Self.text(name))] is not a group name: it may not be empty or hold '[', ']' or control characters")
                 }
                 let text = Self.text(name)
-                if let existing = groupIndex[text] {
+                let hash = Self.fnv1a(name)
+                if let existing = group(named: text, hash: hash) {
                     current = existing
                 } else {
-                    groupIndex[text] = groupList.count
+                    if groupIndex[hash] == nil { groupIndex[hash] = groupList.count }
                     current = groupList.count
                     groupList.append(Group(name: text, line: number))
                 }
@@ -145,7 +148,7 @@ struct KeyFile {
 
     /// The keys of `group`, in the order they first appear (translations such as `Key[de]` included).
     func keys(in group: String) -> [String] {
-        groupIndex[group].map { groupList[$0].entries.map(\.key) } ?? []
+        self.group(named: group).map { groupList[$0].entries.map(\.key) } ?? []
     }
 
     /// The raw value of `key` in `group` (its last), escapes not interpreted.
@@ -204,7 +207,7 @@ struct KeyFile {
     }
 
     /// The line of the `[group]` header (its first).
-    func line(ofGroup group: String) -> Int? { groupIndex[group].map { groupList[$0].line } }
+    func line(ofGroup group: String) -> Int? { self.group(named: group).map { groupList[$0].line } }
 
     /// The line of `key=` in `group` (its last, the one that counts); the group's line when the key is absent.
     func line(ofKey key: String, in group: String) -> Int? {
@@ -212,8 +215,22 @@ struct KeyFile {
     }
 
     private func entry(_ group: String, _ key: String) -> Entry? {
-        guard let g = groupIndex[group], let e = groupList[g].find(key) else { return nil }
+        guard let g = self.group(named: group), let e = groupList[g].find(key) else { return nil }
         return groupList[g].entries[e]
+    }
+
+    /// The position of the group called `name` in `groupList`.
+    private func group(named name: String, hash: UInt64? = nil) -> Int? {
+        guard let first = groupIndex[hash ?? Self.fnv1a(name.utf8)] else { return nil }
+        if groupList[first].name == name { return first }
+        // Another name with the same hash (which a file would have to be made for): looked for in order.
+        return groupList.firstIndex { $0.name == name }
+    }
+
+    private static func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return h
     }
 
     // MARK: Rules

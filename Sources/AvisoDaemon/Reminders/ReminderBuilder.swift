@@ -12,13 +12,13 @@ struct ReminderBuilder {
     let name: String
     let group: String
     let groupLine: Int?
-    let values: GroupValues
+    let values: ReminderValues
     let zones: ZoneLookup
     let specs: CalendarSpecCache
     private(set) var problems: [Problem] = []
     private(set) var warnings: [Problem] = []
 
-    init(name: String, group: String, groupLine: Int?, values: GroupValues, zones: ZoneLookup,
+    init(name: String, group: String, groupLine: Int?, values: ReminderValues, zones: ZoneLookup,
          specs: CalendarSpecCache) {
         self.name = name
         self.group = group
@@ -30,32 +30,32 @@ struct ReminderBuilder {
 
     /// The request and the line of the key that says when, or nil when a problem was recorded.
     mutating func build() -> (Request, triggerLine: Int?)? {
-        var content = Content(title: text("Title"), subtitle: text("Subtitle"), body: text("Body"))
-        content.threadID = optional("Thread")
-        content.categoryID = optional("Category")
-        if let (value, line) = entry("Relevance") {
+        var content = Content(title: text(.title), subtitle: text(.subtitle), body: text(.body))
+        content.threadID = optional(.thread)
+        content.categoryID = optional(.category)
+        if let (value, line) = entry(.relevance) {
             if let r = Double(value), r.isFinite, (0...1).contains(r) { content.relevance = r } else {
                 fail(line, "Relevance='\(value)' is not a number from 0 to 1, like 0.5")
             }
         }
-        if let (value, line) = entry("Level") {
+        if let (value, line) = entry(.level) {
             do throws(ValidationError) { content.level = try InterruptionLevel.parse(value) } catch {
                 fail(line, "Level: \(error.message)")
             }
         }
-        if let (value, line) = entry("Image") {
+        if let (value, line) = entry(.image) {
             if value.hasPrefix("/") { content.image = value } else {
                 fail(line, "Image='\(value)' is not an absolute path; give the full path, starting with '/'")
             }
         }
         var priority: Int?
-        if let (value, line) = entry("Priority") {
+        if let (value, line) = entry(.priority) {
             if let p = Int(value), PriorityRules.classRange.contains(p) { priority = p } else {
                 fail(line, "Priority='\(value)' is not a priority class; give a whole number from 0 (highest) to 99 (lowest)")
             }
         }
         var maxLate: Span?
-        if let (value, line) = entry("MaxLate") {
+        if let (value, line) = entry(.maxLate) {
             maxLate = positiveSpan(value, key: "MaxLate", line: line)
         }
         if content.title.isEmpty && content.body.isEmpty {
@@ -67,12 +67,12 @@ struct ReminderBuilder {
     }
 
     /// The keys that say when.
-    private static let whenKeys = ["OnCalendar", "At", "Every"]
+    private static let whenKeys: [ReminderFile.Key] = [.onCalendar, .at, .every]
 
     /// The trigger from exactly one of OnCalendar=, At= and Every=, with TimeZone= and DST= where they apply, and the
     /// line of that key.
     private mutating func buildTrigger() -> (Trigger, line: Int?)? {
-        var given: (key: String, value: String, line: Int?)?
+        var given: (key: ReminderFile.Key, value: String, line: Int?)?
         var count = 0
         for key in Self.whenKeys {
             guard let (value, line) = values[key] else { continue }
@@ -85,27 +85,27 @@ struct ReminderBuilder {
                 fail(groupLine, "reminder '\(name)' says not when: give one of OnCalendar=, At= or Every=")
             } else {
                 let line = whens.compactMap { values[$0]?.line }.max()
-                fail(line, "reminder '\(name)' has \(whens.map { $0 + "=" }.joined(separator: " and ")); give only one of them")
+                fail(line, "reminder '\(name)' has \(whens.map { $0.name + "=" }.joined(separator: " and ")); give only one of them")
             }
             return nil
         }
         var zone: (name: String, rules: ZoneRules)?
-        if let (value, line) = entry("TimeZone") {
+        if let (value, line) = entry(.timeZone) {
             if let rules = zones.load(value) { zone = (value, rules) } else {
                 fail(line, "TimeZone='\(value)' is not a zone of the tz database; give a name like Europe/Madrid or UTC")
             }
         }
         var policy = DSTPolicy.aviso
-        if let (value, line) = entry("DST") {
+        if let (value, line) = entry(.dst) {
             if let p = DSTPolicy(rawValue: value.lowercased()) { policy = p } else {
                 fail(line, "DST='\(value)' is not one of aviso, systemd")
             }
         }
-        if when != "OnCalendar" {
-            if values["DST"] != nil { warn(values["DST"]?.line, "DST= only applies to OnCalendar= and is ignored") }
+        if when != .onCalendar {
+            if values[.dst] != nil { warn(values[.dst]?.line, "DST= only applies to OnCalendar= and is ignored") }
         }
         switch when {
-        case "At":
+        case .at:
             do throws(ValidationError) {
                 let at = try DateTimeInput.parse(value, localZone: zone?.rules ?? zones.local(), loadZone: zones.load)
                 return (.date(at), line)
@@ -113,8 +113,8 @@ struct ReminderBuilder {
                 fail(line, "At: \(error.message)")
                 return nil
             }
-        case "Every":
-            if values["TimeZone"] != nil { warn(values["TimeZone"]?.line, "TimeZone= does not apply to Every= and is ignored") }
+        case .every:
+            if values[.timeZone] != nil { warn(values[.timeZone]?.line, "TimeZone= does not apply to Every= and is ignored") }
             guard let span = positiveSpan(value, key: "Every", line: line) else { return nil }
             guard span >= Request.minimumRepeatInterval else {
                 fail(line, "Every=\(value) is shorter than the minimum of 60s")
@@ -131,20 +131,20 @@ struct ReminderBuilder {
                 return nil
             }
             if let named = spec.zone, let zone, named != zone.name {
-                fail(values["TimeZone"]?.line, "TimeZone=\(zone.name) contradicts the zone '\(named)' at the end of OnCalendar=; give one")
+                fail(values[.timeZone]?.line, "TimeZone=\(zone.name) contradicts the zone '\(named)' at the end of OnCalendar=; give one")
                 return nil
             }
             return (.calendar(specs.keep(CalendarTrigger(spec: value, parsed: spec, zone: zone?.name, policy: policy))), line)
         }
     }
 
-    private func entry(_ key: String) -> (String, Int?)? {
+    private func entry(_ key: ReminderFile.Key) -> (String, Int?)? {
         values[key].map { ($0.value, $0.line) }
     }
 
-    private func text(_ key: String) -> String { values[key]?.value ?? "" }
+    private func text(_ key: ReminderFile.Key) -> String { values[key]?.value ?? "" }
 
-    private func optional(_ key: String) -> String? {
+    private func optional(_ key: ReminderFile.Key) -> String? {
         guard let v = values[key]?.value, !v.isEmpty else { return nil }
         return v
     }

@@ -20,27 +20,38 @@ public enum ReminderFile {
     /// The largest reminder file read (1 MiB).
     public static let maximumFileSize = 1 << 20
 
-    /// The keys a `[Reminder NAME]` group may hold, each with whether its escapes (`\n` for a new line) are
-    /// interpreted, as GKeyFile strings; the most common first. A reader of 100,000 reminders meets half a million
-    /// keys: each is compared with these in turn, not hashed.
-    private static let keys: [(key: String, isText: Bool)] = [
-        ("Title", true), ("Body", true), ("OnCalendar", false), ("Every", false), ("At", false), ("TimeZone", false),
-        ("Category", false), ("Subtitle", true), ("Thread", false), ("Relevance", false), ("Level", false),
-        ("Priority", false), ("Image", false), ("MaxLate", false), ("DST", false),
-    ]
+    /// A key a `[Reminder NAME]` group may hold, the most common first. A reader of 100,000 reminders meets half a
+    /// million keys: each is compared with these names in turn, not hashed, and looked up again by number.
+    enum Key: Int, CaseIterable {
+        case title, body, onCalendar, every, at, timeZone, category, subtitle, thread, relevance, level, priority, image,
+             maxLate, dst
+
+        /// As written in the file.
+        var name: String { Self.names[rawValue] }
+        private static let names = [
+            "Title", "Body", "OnCalendar", "Every", "At", "TimeZone", "Category", "Subtitle", "Thread", "Relevance",
+            "Level", "Priority", "Image", "MaxLate", "DST",
+        ]
+
+        /// Whether its escapes (`\n` for a new line) are interpreted, as GKeyFile strings.
+        var isText: Bool { self == .title || self == .body || self == .subtitle }
+
+        /// The key called `name`, if it is one.
+        init?(named name: String) {
+            guard let i = Self.names.firstIndex(where: { $0.isSame(as: name) }) else { return nil }
+            self.init(rawValue: i)
+        }
+    }
 
     /// The keys a `[Reminder NAME]` group may hold.
-    public static let knownKeys = Set(keys.map(\.key))
-
-    /// Whether the escapes of `key` are interpreted; nil when it is not a known key.
-    static func isTextKey(_ key: String) -> Bool? { keys.first { $0.key.isSame(as: key) }?.isText }
+    public static let knownKeys = Set(Key.allCases.map(\.name))
 
     /// The keys an `[Item NAME]` group may hold.
     public static var itemKeys: Set<String> { ItemBuilder.knownKeys }
 
     static let groupPrefix = "Reminder "
     /// Keys whose escapes are interpreted in items too.
-    static let textKeys: Set<String> = Set(keys.filter(\.isText).map(\.key))
+    static let textKeys: Set<String> = Set(Key.allCases.filter(\.isText).map(\.name))
 
     /// What one parse found.
     public struct Result: Sendable {
@@ -141,14 +152,13 @@ public enum ReminderFile {
                 ]))
                 continue
             }
-            var values = GroupValues()
+            var values = ReminderValues()
             for entry in g.entries {
-                let key = entry.key
-                guard let isText = isTextKey(key) else {
-                    problems.warning(entry.line, "unknown key '\(key)' in [\(group)] is ignored (known: \(knownKeys.sorted().joined(separator: ", ")))")
+                guard let key = Key(named: entry.key) else {
+                    problems.warning(entry.line, "unknown key '\(entry.key)' in [\(group)] is ignored (known: \(knownKeys.sorted().joined(separator: ", ")))")
                     continue
                 }
-                values[key] = (isText ? keyFile.string(of: entry) : keyFile.trimmedValue(of: entry), entry.line)
+                values[key] = (key.isText ? keyFile.string(of: entry) : keyFile.trimmedValue(of: entry), entry.line)
             }
             var builder = ReminderBuilder(name: name, group: group, groupLine: groupLine, values: values, zones: zones,
                                           specs: specs)
@@ -156,7 +166,7 @@ public enum ReminderFile {
             problems.warnings += builder.warnings.map { ConfigProblem(file: file, line: $0.line, message: $0.message) }
             if let (request, triggerLine) = built {
                 reminders.append(DeclaredReminder(request: request, file: file, line: groupLine ?? 1, triggerLine: triggerLine,
-                                                  categoryLine: values["Category"]?.line))
+                                                  categoryLine: values[.category]?.line))
             } else {
                 rejected.append(Rejected(name: name, problems: builder.problems.map {
                     ConfigProblem(file: file, line: $0.line, message: $0.message)
