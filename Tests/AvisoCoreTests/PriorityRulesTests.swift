@@ -1,4 +1,5 @@
 import AvisoCore
+import AvisoTestSupport
 import Testing
 
 struct PriorityRulesTests {
@@ -7,6 +8,21 @@ struct PriorityRulesTests {
         #expect(rules.priorityClass(for: "work.urgent.deploy") == 5)
         #expect(rules.priorityClass(for: "work.standup") == 40)
         #expect(rules.priorityClass(for: "walk") == 70)
+    }
+
+    /// Prefixes are matched by character, as `hasPrefix` does, also where the first bytes alone would say otherwise: an
+    /// accent that joins the prefix's first letter, a composed letter against a decomposed one.
+    @Test func aPrefixMatchesExactlyWhereHasPrefixDoes() {
+        let pieces = ["a", "e", ".", "-", "\u{301}", "é", "e\u{301}", "ü", "👍🏽", "x", "user.", "item-", "\u{200D}"]
+        var g = SplitMix(seed: 9)
+        func text(_ n: Int) -> String { (0..<n).map { _ in pieces.randomElement(using: &g)! }.joined() }
+        for _ in 0..<20_000 {
+            let prefix = text(Int.random(in: 1...3, using: &g))
+            let id = Bool.random(using: &g) ? prefix + text(Int.random(in: 0...3, using: &g)) : text(Int.random(in: 1...5, using: &g))
+            let rules = PriorityRules(prefixes: [prefix: 7])
+            #expect((rules.priorityClass(for: id) == 7) == id.hasPrefix(prefix),
+                    "\(Array(id.unicodeScalars)) \(Array(prefix.unicodeScalars))")
+        }
     }
 
     @Test func anUnknownPrefixGetsTheLowestClass() {

@@ -7,14 +7,28 @@ public struct PriorityRules: Hashable, Sendable {
     /// One identifier prefix and the class it gives.
     public struct Prefix: Hashable, Sendable {
         /// Matched against the start of the identifier, case-sensitively ("alarm.").
-        public var prefix: String
+        public var prefix: String { didSet { firstByte = Self.firstByte(of: prefix) } }
         /// 0...99.
         public var priorityClass: Int
+        /// The byte an identifier must start with to start with the prefix, when its first character is one ASCII
+        /// letter (an ASCII byte that no combining mark follows); nil when characters must be compared.
+        private var firstByte: UInt8?
 
         /// A prefix rule; `priorityClass` should be in `PriorityRules.classRange`.
         public init(_ prefix: String, _ priorityClass: Int) {
             self.prefix = prefix
             self.priorityClass = priorityClass
+            firstByte = Self.firstByte(of: prefix)
+        }
+
+        /// Whether an identifier whose first byte is `first` surely does not start with the prefix, without comparing
+        /// characters: a start with 100,000 reminders classifies each one against every prefix.
+        func cannotStart(_ first: UInt8?) -> Bool { firstByte.map { $0 != first } ?? false }
+
+        private static func firstByte(of prefix: String) -> UInt8? {
+            let p = Array(prefix.utf8.prefix(2))
+            guard let a = p.first, a < 0x80, a != 0x0D, p.count == 1 || p[1] < 0x80 else { return nil }
+            return a
         }
     }
 
@@ -59,7 +73,10 @@ public struct PriorityRules: Hashable, Sendable {
     /// prefix of `id`, else 99.
     public func priorityClass(for id: String, override: Int? = nil) -> Int {
         if let override { return min(max(override, Self.classRange.lowerBound), Self.classRange.upperBound) }
-        for rule in prefixes where id.hasPrefix(rule.prefix) { return rule.priorityClass }
+        let first = id.utf8.first
+        for rule in prefixes where !rule.cannotStart(first) && id.hasPrefix(rule.prefix) {
+            return rule.priorityClass
+        }
         return Self.unmatchedClass
     }
 

@@ -43,6 +43,10 @@ public final class ReminderDirectory {
 
     /// Every declared reminder in effect, by identifier: a view of the files' declarations, which are held once.
     var reminders: DeclaredReminders { DeclaredReminders(files: files, declarations: declarations) }
+    /// The declaration of `id` in effect, as `reminders[id]` finds it, without making the view: for a lookup of each
+    /// of 100,000 names in a row.
+    func declaration(_ id: String) -> DeclaredReminder? { Self.inEffect(id, files: files, declarations: declarations) }
+
     /// How many names are declared.
     public var declaredCount: Int { declarations.keys.count }
     /// Every item in effect, by name.

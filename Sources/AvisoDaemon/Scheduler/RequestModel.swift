@@ -37,12 +37,11 @@ struct RequestModel: Sequence {
             assert(newValue.map { $0.request.id == id } ?? true, "a request is kept under its own identifier")
             if let newValue {
                 let entry = Entry(newValue, names: &names)
-                if let slot = slots.find(id, id: identifier) {
+                if let slot = slots.insertIfAbsent(id, slot: Int32(entries.count), id: identifier) {
                     let i = Int(slot)
                     entries[i] = entry
                     place(i)
                 } else {
-                    slots.insert(id, slot: Int32(entries.count), id: identifier)
                     entries.append(entry)
                     place(entries.count - 1)
                 }
@@ -62,6 +61,15 @@ struct RequestModel: Sequence {
 
     var count: Int { entries.count }
 
+    /// Adds `r` unless a request of its identifier is in the model; false, and nothing changed, when one is. One hash
+    /// of the identifier, where `contains` and setting take two.
+    mutating func addIfAbsent(_ r: ScheduledRequest) -> Bool {
+        guard slots.insertIfAbsent(r.request.id, slot: Int32(entries.count), id: identifier) == nil else { return false }
+        entries.append(Entry(r, names: &names))
+        place(entries.count - 1)
+        return true
+    }
+
     /// Every request, in no order.
     var values: Values { Values(model: self) }
 
@@ -76,7 +84,7 @@ struct RequestModel: Sequence {
 
     /// The next deadline of `id`, if it is in the model and fires again, without making its whole request.
     func next(of id: String) -> Deadline? {
-        slots.find(id, id: identifier).flatMap { entries[Int($0)].next(names) }
+        slots.find(id, id: identifier).flatMap { entries[Int($0)].next(names.boots) }
     }
 
     /// Whether a request of `id` is in the model (without copying it out).
@@ -126,9 +134,11 @@ struct RequestModel: Sequence {
 
     /// The priority class of a request: `Priority=` if set, else its identifier's prefix; a declared reminder that
     /// matches no prefix was set by the person, the highest class.
-    func priorityClass(of r: ScheduledRequest) -> Int {
-        let c = rules.priorityClass(for: r.request.id, override: r.request.priority)
-        return c == PriorityRules.unmatchedClass && r.request.priority == nil && r.source != nil ? 0 : c
+    func priorityClass(of r: ScheduledRequest) -> Int { priorityClass(of: r.request, declared: r.source != nil) }
+
+    private func priorityClass(of request: Request, declared: Bool) -> Int {
+        let c = rules.priorityClass(for: request.id, override: request.priority)
+        return c == PriorityRules.unmatchedClass && request.priority == nil && declared ? 0 : c
     }
 
     /// The identifier at a slot, as the slot index reads it: `entries` holds every request the index names during
@@ -140,17 +150,21 @@ struct RequestModel: Sequence {
 
     /// Files the request at `i` in the index under its deadline and class.
     private mutating func place(_ i: Int) {
-        index.set(i, priorityClass: priorityClass(of: request(at: i)), in: table)
+        // Read before the index is changed: reading the model while its index is changed in place copied the whole
+        // model for every request placed.
+        let c = priorityClass(of: entries[i].request, declared: entries[i].source >= 0)
+        let records = table
+        index.set(i, priorityClass: c, in: records)
     }
 
-    private var table: Table { Table(entries: entries, names: names) }
+    private var table: Table { Table(entries: entries, boots: names.boots) }
 
     /// The requests as the deadline index reads them.
     private struct Table: DeadlineRecords {
         let entries: [Entry]
-        let names: Names
+        let boots: [String]
         func identifier(ofRecord r: Int) -> String { entries[r].request.id }
-        func deadline(ofRecord r: Int) -> Deadline? { entries[r].next(names) }
+        func deadline(ofRecord r: Int) -> Deadline? { entries[r].next(boots) }
     }
 
     /// One request's schedule, packed: a `ScheduledRequest` takes 96 bytes, with its deadline as an optional enum
@@ -188,17 +202,18 @@ struct RequestModel: Sequence {
             }
         }
 
-        func next(_ names: Names) -> Deadline? {
+        /// `boots`: the model's boot ids by number.
+        func next(_ boots: [String]) -> Deadline? {
             switch next {
             case Self.none: nil
             case Self.wall: .wall(WallTime(nanoseconds: nextTime))
-            default: .boot(BootTime(nanoseconds: nextTime), bootID: names.boots[Int(next)],
+            default: .boot(BootTime(nanoseconds: nextTime), bootID: boots[Int(next)],
                            wallEstimate: WallTime(nanoseconds: nextEstimate))
             }
         }
 
         func scheduled(_ names: Names) -> ScheduledRequest {
-            ScheduledRequest(request: request, added: WallTime(nanoseconds: added), next: next(names), fireCount: fireCount,
+            ScheduledRequest(request: request, added: WallTime(nanoseconds: added), next: next(names.boots), fireCount: fireCount,
                              lastFired: lastFired == .min ? nil : WallTime(nanoseconds: lastFired),
                              source: source < 0 ? nil : names.sources[Int(source)])
         }
@@ -210,9 +225,16 @@ struct RequestModel: Sequence {
         private(set) var sources: [String] = []
         private var bootNumbers: [String: Int32] = [:]
         private var sourceNumbers: [String: Int32] = [:]
+        private var lastSource: Int32?
 
         mutating func number(ofBoot id: String) -> Int32 { Self.number(of: id, in: &boots, &bootNumbers) }
-        mutating func number(ofSource path: String) -> Int32 { Self.number(of: path, in: &sources, &sourceNumbers) }
+        /// A file's reminders come one after another: its path is compared with the last one's before it is hashed.
+        mutating func number(ofSource path: String) -> Int32 {
+            if let last = lastSource, sources[Int(last)] == path { return last }
+            let n = Self.number(of: path, in: &sources, &sourceNumbers)
+            lastSource = n
+            return n
+        }
 
         private static func number(of name: String, in names: inout [String], _ numbers: inout [String: Int32]) -> Int32 {
             if let n = numbers[name] { return n }

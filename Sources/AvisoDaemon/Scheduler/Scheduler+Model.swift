@@ -87,24 +87,29 @@ extension Scheduler {
     /// same trigger is taken as it is, without a write, unless its category has gone meanwhile; the store's rows
     /// are read one at a time, so no table of 100,000 schedules is built beside the model.
     func adoptStoredSchedules(_ directory: ReminderDirectory) throws(StoreError) -> StoredAdoption {
-        let declared = directory.reminders
         var left: Set<String> = []
         var taken = 0
+        // The model is a local variable for the loop (nothing in it reads `requests`): each use of the actor's
+        // property copied the whole struct, a retain and a release of each of its tables, for each of 100,000 rows.
+        var model = RequestModel(rules: requests.rules, bootID: started.bootID)
+        swap(&model, &requests)
+        defer { swap(&model, &requests) }
+        let problems = !declaredProblems.isEmpty
         try store.forEachDeclaredSchedule { id, schedule in
-            guard !requests.contains(id), var d = declared[id] else {
+            guard var d = directory.declaration(id) else {
                 left.insert(id)
                 return
             }
             // The image as the model holds it (the copy, named by its content): an unchanged file compares equal.
             attachImage(&d)
+            // A request of that name added over the socket stays.
             guard let kept = schedule.scheduling(d.request, declaredIn: d.file),
-                  d.request.content.categoryID.flatMap({ book.problem(naming: $0) }) == nil else {
+                  d.request.content.categoryID.flatMap({ book.problem(naming: $0) }) == nil, model.addIfAbsent(kept) else {
                 left.insert(id)
                 return
             }
-            requests[id] = kept
             taken += 1
-            if !declaredProblems.isEmpty { declaredProblems[id] = nil }
+            if problems { declaredProblems[id] = nil }
         }
         return StoredAdoption(left: left, taken: taken)
     }

@@ -25,6 +25,20 @@ struct SlotIndex {
         count += 1
     }
 
+    /// Files `key` at `slot` unless it is in the index already; returns the slot it has then. One hash of the key for
+    /// both, where `find` and `insert` take two.
+    mutating func insertIfAbsent(_ key: String, slot: Int32, id: (Int32) -> String) -> Int32? {
+        if (count + 1) * 2 > buckets.count { resize(to: buckets.count * 2, id: id) }
+        var i = key.hashValue & mask
+        while buckets[i] >= 0 {
+            if id(buckets[i]) == key { return buckets[i] }
+            i = (i + 1) & mask
+        }
+        buckets[i] = slot
+        count += 1
+        return nil
+    }
+
     /// `key` is now at `slot`.
     mutating func move(_ key: String, to slot: Int32, id: (Int32) -> String) {
         if let p = position(of: key, id: id) { buckets[p] = slot }

@@ -1,4 +1,5 @@
 internal import CSQLite
+import Glibc
 
 /// SQLite's "copy the bytes now" destructor: bound strings are Swift temporaries.
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -90,6 +91,21 @@ final class Statement {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
+    }
+
+    /// The text of `column`, as `last` when it says the same (then no string is made): for a column whose rows
+    /// repeat a value, such as the source file of a directory's reminders, one after another.
+    func text(_ column: Int32, reusing last: inout String) -> String? {
+        guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return nil }
+        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        let bytes = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, column)))
+        let same = last.withUTF8 { mine in
+            guard mine.count == bytes.count else { return false }
+            guard let a = mine.baseAddress else { return true }
+            return memcmp(a, p, mine.count) == 0
+        }
+        if !same { last = String(decoding: bytes, as: UTF8.self) }
+        return last
     }
 
     func integer(_ column: Int32) -> Int64? {

@@ -27,11 +27,12 @@ public struct DeclaredSchedule: Hashable, Sendable {
 /// JSON, and the content is read from the files alone.
 extension Store {
     /// Calls `body` with each stored schedule of a declared reminder, one row at a time: at a start with 100,000
-    /// reminders no table of them is built beside the model. Equal boot ids share one string (the model keeps them
-    /// in every elapsed-time deadline). A row whose next deadline cannot be read is skipped: its reminder is planned
-    /// anew from its file.
+    /// reminders no table of them is built beside the model. Equal boot ids, and the source files of rows one after
+    /// another, share one string. A row whose next deadline cannot be read is skipped: its reminder is planned anew
+    /// from its file.
     public func forEachDeclaredSchedule(_ body: (String, DeclaredSchedule) -> Void) throws(StoreError) {
         var bootID = ""
+        var source = ""
         try statement("""
             SELECT id, source, trigger, added, next_clock, next_ns, next_boot, next_estimate, fire_count, last_fired
             FROM declared
@@ -41,13 +42,12 @@ extension Store {
             case (nil, _): next = nil
             case (0?, let ns?): next = .wall(WallTime(nanoseconds: ns))
             case (1?, let ns?):
-                let boot = row.text(6) ?? ""
-                if boot != bootID { bootID = boot }
-                next = .boot(BootTime(nanoseconds: ns), bootID: bootID, wallEstimate: WallTime(nanoseconds: row.integer(7) ?? ns))
+                next = .boot(BootTime(nanoseconds: ns), bootID: row.text(6, reusing: &bootID) ?? "",
+                             wallEstimate: WallTime(nanoseconds: row.integer(7) ?? ns))
             default: return
             }
             body(row.text(0) ?? "", DeclaredSchedule(
-                source: row.text(1) ?? "", trigger: row.text(2) ?? "", added: WallTime(nanoseconds: row.integer(3) ?? 0),
+                source: row.text(1, reusing: &source) ?? "", trigger: row.text(2) ?? "", added: WallTime(nanoseconds: row.integer(3) ?? 0),
                 next: next, fireCount: Int(row.integer(8) ?? 0), lastFired: row.integer(9).map { WallTime(nanoseconds: $0) }))
         }
     }
