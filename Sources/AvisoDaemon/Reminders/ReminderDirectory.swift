@@ -234,7 +234,8 @@ public final class ReminderDirectory {
         case failed(FileBytes.FileIdentity?, String)
         /// Read, and the same bytes as its last version, which had no errors.
         case sameBytes(FileBytes.FileIdentity?)
-        case parsed(FileBytes.FileIdentity?, hash: UInt64, ReminderFile.Result)
+        /// The reminders as the file's list holds them, made on the reading thread (`result.reminders` is then empty).
+        case parsed(FileBytes.FileIdentity?, hash: UInt64, ReminderFile.Result, reminders: [Declared])
     }
 
     /// What a file's last reading left, for the next one to compare with.
@@ -278,8 +279,10 @@ public final class ReminderDirectory {
         case .read(let bytes, let readIdentity):
             let hash = fnv1a(bytes)
             if hash == known?.hash && known?.clean == true { return .sameBytes(readIdentity) }
-            return .parsed(readIdentity, hash: hash,
-                           ReminderFile.parse(bytes, file: file, zones: zones, environment: environment, specs: specs))
+            var result = ReminderFile.parse(bytes, file: file, zones: zones, environment: environment, specs: specs)
+            let reminders = result.reminders.map(Declared.init)
+            result.reminders = []
+            return .parsed(readIdentity, hash: hash, result, reminders: reminders)
         }
     }
 
@@ -302,7 +305,7 @@ public final class ReminderDirectory {
             state.identity = identity
             files[file] = state
             return false
-        case .parsed(let identity, let hash, let result):
+        case .parsed(let identity, let hash, let result, let parsed):
             state.identity = identity
             state.hash = hash
             state.warnings = result.warnings
@@ -311,8 +314,7 @@ public final class ReminderDirectory {
                 state.errors = result.fileErrors.map { ConfigProblem(file: $0.file, line: $0.line, message: $0.message + note) }
                 break
             }
-            let reminders = Self.keepingLastGood(result.reminders.map(Declared.init), rejected: result.rejected,
-                                                 previous: state.good) { $0.request.id }
+            let reminders = Self.keepingLastGood(parsed, rejected: result.rejected, previous: state.good) { $0.request.id }
             let items = Self.keepingLastGood(result.items, rejected: result.rejectedItems, previous: state.goodItems) {
                 $0.item.name
             }
@@ -408,7 +410,7 @@ public final class ReminderDirectory {
 
     /// A declaration as its file's list holds it: the file is the list's, and the lines are 32-bit (24 bytes, where a
     /// `DeclaredReminder` takes 48).
-    fileprivate struct Declared {
+    fileprivate struct Declared: Sendable {
         var request: Request
         var line: Int32
         var triggerLine: Int32
