@@ -138,10 +138,11 @@ extension Scheduler {
     /// from `current`. Nil when it cannot be scheduled (it never elapses, it is out of range): the problem is logged
     /// and listed by `status`, and a previous version, if any, stays in effect.
     ///
-    /// An `At=` already past is not a mistake in the file: if the file was written before that moment, the daemon
-    /// was not running when it came due, and it is delivered as missed; otherwise it never fires.
-    func schedule(_ d: DeclaredReminder, replacing old: ScheduledRequest?, modified: WallTime?, at current: Now,
-                  deadlines: FirstDeadlines) -> ScheduledRequest?
+    /// An `At=` already past is not a mistake in the file: if the file was written before that moment (`modified`,
+    /// asked only then), the daemon was not running when it came due, and it is delivered as missed; otherwise it
+    /// never fires.
+    func schedule(_ d: DeclaredReminder, replacing old: ScheduledRequest?, modified: @autoclosure () -> WallTime?,
+                  at current: Now, deadlines: FirstDeadlines) -> ScheduledRequest?
     {
         let request = d.request
         if let category = request.content.categoryID, let why = book.problem(naming: category) {
@@ -162,7 +163,7 @@ extension Scheduler {
             return ScheduledRequest(request: request, added: current.wall, next: next, source: d.file)
         } catch {
             if error.code == .pastDate, case .date(let at) = request.trigger {
-                if let modified, modified < at {
+                if let modified = modified(), modified < at {
                     return ScheduledRequest(request: request, added: current.wall, next: .wall(at), source: d.file)
                 }
                 Log.warning("""
