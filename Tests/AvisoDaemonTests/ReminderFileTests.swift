@@ -86,6 +86,24 @@ struct ReminderFileTests {
         }
     }
 
+    /// A group name's prefix is found as `hasPrefix` and `dropFirst` find it, also where the bytes alone would say
+    /// otherwise (an accent joining the prefix's last space), and so is a name with nothing to trim.
+    @Test func groupPrefixesAndTrimmingMatchTheCharacterOperations() {
+        let pieces = ["Reminder ", "Item ", "Action ", "a", " ", "\t", "\u{301}", "é", "e\u{301}", "👍🏽", "r0", "\r"]
+        var g = SplitMix(seed: 11)
+        for _ in 0..<20_000 {
+            let name = (0..<Int.random(in: 0...4, using: &g)).map { _ in pieces.randomElement(using: &g)! }.joined()
+            for prefix in ["Reminder ", "Item ", "Action "] {
+                let expected = name.hasPrefix(prefix) ? name.dropFirst(prefix.count) : nil
+                #expect(name.after(asciiPrefix: prefix) == expected, "\(Array(name.unicodeScalars))")
+            }
+            var s = Substring(name)
+            while let c = s.first, " \t".contains(c) { s = s.dropFirst() }
+            while let c = s.last, " \t".contains(c) { s = s.dropLast() }
+            #expect(name.trimmed(" \t") == String(s), "\(Array(name.unicodeScalars))")
+        }
+    }
+
     @Test func atWithoutAZoneIsReadInTheLocalZone() {
         let result = parse("[Reminder x]\nTitle=x\nAt=2030-07-01 09:00\n")
         // Madrid is UTC+2 in July.

@@ -104,6 +104,9 @@ extension Request {
             throw ValidationError(.identifier,
                                   "identifier is \(bytes) bytes long (UTF-8); the limit is \(maximumIdentifierLength)")
         }
+        // Printable ASCII throughout (nearly every identifier) is looked at byte by byte, not scalar by scalar.
+        var text = id
+        if text.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) { return }
         for (position, c) in id.unicodeScalars.enumerated() where c.value < 0x20 || (0x7F...0x9F).contains(c.value) {
             throw ValidationError(.identifier, "identifier '\(printable(id))' contains the control character "
                 + "\(hex(c)) at position \(position + 1); identifiers must be printable")

@@ -41,7 +41,7 @@ struct PresentationGroups: Hashable, Sendable {
 
     /// Whether `group` is one of these.
     static func handles(_ group: String) -> Bool {
-        group.hasPrefix(actionPrefix) || group.hasPrefix(categoryPrefix)
+        group.after(asciiPrefix: actionPrefix) != nil || group.after(asciiPrefix: categoryPrefix) != nil
     }
 
     /// Reads the action and category groups of `keyFile`; problems go into `problems` with their lines. `findProgram`

@@ -1,3 +1,4 @@
+import Glibc
 import AvisoProtocol
 
 /// Collects errors and warnings for one file, each with its line.
@@ -28,5 +29,29 @@ extension String {
         while let c = s.first, set.contains(c) { s = s.dropFirst() }
         while let c = s.last, set.contains(c) { s = s.dropLast() }
         return String(s)
+    }
+}
+
+extension String {
+    /// What follows `prefix`, which is ASCII, when the string starts with it: `dropFirst(prefix.count)` when
+    /// `hasPrefix(prefix)`, else nil. Told by the bytes when the character after the prefix starts with an ASCII byte
+    /// (or there is none), as for every group name of a reminder file; by characters otherwise, where an accent may join
+    /// the prefix's last character.
+    func after(asciiPrefix prefix: String) -> Substring? {
+        var (me, p) = (self, prefix)
+        // nil: a prefix of the bytes, followed by a byte that is not ASCII.
+        let bytes: Bool? = me.withUTF8 { s in
+            p.withUTF8 { p in
+                guard s.count >= p.count, p.isEmpty || memcmp(s.baseAddress!, p.baseAddress!, p.count) == 0 else {
+                    return false
+                }
+                return s.count == p.count || s[p.count] < 0x80 ? true : nil
+            }
+        }
+        switch bytes {
+        case true?: return self[utf8.index(startIndex, offsetBy: prefix.utf8.count)...]
+        case false?: return nil
+        case nil: return hasPrefix(prefix) ? dropFirst(prefix.count) : nil
+        }
     }
 }

@@ -131,19 +131,19 @@ public enum ReminderFile {
         }
         for g in keyFile.groupList where !PresentationGroups.handles(g.name) {
             let (group, groupLine) = (g.name, Optional(g.line))
-            if group.hasPrefix(ItemBuilder.groupPrefix) {
+            if group.after(asciiPrefix: ItemBuilder.groupPrefix) != nil {
                 switch item(g, in: keyFile, file: file, warnings: &problems) {
                 case .success(let declared): items.append(declared)
                 case .failure(let r): rejectedItems.append(r)
                 }
                 continue
             }
-            guard group.hasPrefix(groupPrefix) else {
+            guard let named = group.after(asciiPrefix: groupPrefix) else {
                 problems.warning(groupLine, "group [\(group)] is ignored; a reminder file declares [Reminder NAME], "
                     + "[Item NAME], [Action NAME] and [Category NAME] groups")
                 continue
             }
-            let name = String(group.dropFirst(groupPrefix.count)).trimmed(" \t")
+            let name = String(named).trimmed(" \t")
             do throws(ValidationError) {
                 try Request.validateIdentifier(name)
             } catch {
