@@ -66,5 +66,13 @@ struct RequestModelTests {
         model["y"] = y
         #expect(model["y"] == y, "a second request naming the same boot and file")
         #expect(model["x"] == cases[3])
+        let again = model.addIfAbsent(cases[1])
+        #expect(!again, "a request of that name is there")
+        #expect(model["x"] == cases[3], "and it stays as it was")
+        var z = cases[1]
+        z.request.id = "z"
+        let added = model.addIfAbsent(z)
+        #expect(added)
+        #expect(model["z"] == z && model.count == 3)
     }
 }

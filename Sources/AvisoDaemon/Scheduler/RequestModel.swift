@@ -62,7 +62,7 @@ struct RequestModel: Sequence {
     var count: Int { entries.count }
 
     /// Adds `r` unless a request of its identifier is in the model; false, and nothing changed, when one is. One hash
-    /// of the identifier, where `contains` and setting take two.
+    /// of the identifier, where a lookup and then setting take two.
     mutating func addIfAbsent(_ r: ScheduledRequest) -> Bool {
         guard slots.insertIfAbsent(r.request.id, slot: Int32(entries.count), id: identifier) == nil else { return false }
         entries.append(Entry(r, names: &names))
@@ -86,9 +86,6 @@ struct RequestModel: Sequence {
     func next(of id: String) -> Deadline? {
         slots.find(id, id: identifier).flatMap { entries[Int($0)].next(names.boots) }
     }
-
-    /// Whether a request of `id` is in the model (without copying it out).
-    func contains(_ id: String) -> Bool { slots.find(id, id: identifier) != nil }
 
     /// Makes room for `n` requests in all.
     mutating func reserveCapacity(_ n: Int) {
