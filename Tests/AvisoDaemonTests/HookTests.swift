@@ -259,14 +259,16 @@ extension Integration {
             // The first popup of a daemon pays for its first D-Bus call: measured after one.
             try f.ctl("add", "--id", "warm", "--in", "10ms", "--title", "Warm-up")
             _ = try await f.server!.next("notify")
-            // Eight requests 300 ms apart, every other one with the hook, so both kinds meet the same machine load. The
-            // release benchmark (`Benchmarks/run hooks`) holds the 10 ms bar; a debug build on a shared machine is
-            // compared with itself: the hook must not make the popup later than one without it.
+            // Sixteen requests 200 ms apart, every other one with the hook, so both kinds meet the same machine load,
+            // and a stall of the shared machine during one or two of them does not move the medians. The release
+            // benchmark (`Benchmarks/run hooks`) holds the 10 ms bar; a debug build on a shared machine is compared
+            // with itself: the hook must not make the popup later than one without it.
+            let count = 16
             let start = Int64(Date().timeIntervalSince1970 * 1000) * 1_000_000 + 3_000_000_000
             var due: [String: Int64] = [:]
-            for i in 0..<8 {
+            for i in 0..<count {
                 let id = (i % 2 == 0 ? "hooked" : "plain") + "\(i)"
-                due[id] = start + Int64(i) * 300_000_000
+                due[id] = start + Int64(i) * 200_000_000
                 let category = i % 2 == 0 ? #","categoryID":"ahead""# : ""
                 let request = #"{"v":1,"op":"add","request":{"id":"\#(id)","trigger":{"kind":"date","at":\#(due[id]!)},"#
                     + #""content":{"title":"\#(id)","body":"plain"\#(category)}}}"#
@@ -274,7 +276,7 @@ extension Integration {
                 #expect(reply.contains(#""ok":true"#), "\(reply)")
             }
             var hooked: [Double] = [], plain: [Double] = []
-            for _ in 0..<8 {
+            for _ in 0..<count {
                 let n = try await f.server!.next("notify", timeout: .seconds(10))
                 let id = n.summary ?? ""
                 let late = Double((n.atNs ?? 0) - (due[id] ?? 0)) / 1e6
@@ -285,12 +287,12 @@ extension Integration {
                     plain.append(late)
                 }
             }
-            func median(_ v: [Double]) -> Double { let s = v.sorted(); return (s[1] + s[2]) / 2 }
-            #expect(hooked.count == 4 && plain.count == 4)
+            func median(_ v: [Double]) -> Double { let s = v.sorted(); return (s[s.count / 2 - 1] + s[s.count / 2]) / 2 }
+            #expect(hooked.count == count / 2 && plain.count == count / 2)
             #expect((hooked + plain).allSatisfy { $0 >= 0 && $0 <= 200 }, "none early, none lost in the load: \(hooked) \(plain)")
             #expect(median(hooked) <= median(plain) + 10, "with the hook \(hooked) ms, without \(plain) ms")
             let lines = f.daemon.log.all.filter { $0.contains("starting its content hook 2s before it is due") }
-            #expect(lines.count == 4, "each hook started ahead of its instant")
+            #expect(lines.count == count / 2, "each hook started ahead of its instant")
         }
 
         @Test func aMissedNotificationRunsItsHookWhenItIsDelivered() async throws {
