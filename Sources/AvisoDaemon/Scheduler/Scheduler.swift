@@ -8,6 +8,10 @@ import AvisoProtocol
 /// transaction that removes it from the model, and from the outbox to the delivered set before the popup is shown:
 /// after a crash at any point it is never shown twice.
 public actor Scheduler {
+    /// The actor runs on a thread of its own (`aviso-scheduler`): its store's commits wait for the disk there, and an
+    /// edited file is parsed there, off the threads that run every other task.
+    private let thread = ActorThread(name: "aviso-scheduler")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     let store: Store
     let timers: any TimerBackend
     let delivery: any NotificationDelivery
@@ -133,6 +137,8 @@ public actor Scheduler {
         self.environment = environment
         self.runner = ActionRunner(environment: environment)
     }
+
+    deinit { thread.stop() }
 
     /// Loads the model from the store, arms the window and resumes deliveries left in the outbox.
     public func start() async throws(StoreError) {
