@@ -38,8 +38,9 @@ struct aviso_hook_spawn {
     int in_fd, out_fd, err_fd;
     unsigned long long memory_limit;
     pid_t parent;
-    /// Written by the child (it shares the parent's memory until execve): why it could not start.
+    /// Written by the child (it shares the parent's memory until execve): why it could not start, and in which call.
     int error;
+    const char *step;
 };
 
 /// The child, on a stack of its own in the parent's memory (CLONE_VM | CLONE_VFORK): only system calls here.
@@ -55,31 +56,34 @@ static int aviso_hook_child(void *raw) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != a->parent) _exit(127);
     setpgid(0, 0);
-    int e = 0;
-    if (dup2(a->in_fd, 0) < 0 || dup2(a->out_fd, 1) < 0 || dup2(a->err_fd, 2) < 0) e = errno;
-    if (!e) aviso_close_from(3, 0x7fffffff);
-    if (!e && a->cwd && chdir(a->cwd) < 0) e = errno;
-    if (!e && a->memory_limit) {
+    const char *step = NULL;
+    if (dup2(a->in_fd, 0) < 0 || dup2(a->out_fd, 1) < 0 || dup2(a->err_fd, 2) < 0) step = "dup2";
+    if (!step) aviso_close_from(3, 0x7fffffff);
+    if (!step && a->cwd && chdir(a->cwd) < 0) step = "chdir";
+    if (!step && a->memory_limit) {
         struct rlimit limit = { (rlim_t)a->memory_limit, (rlim_t)a->memory_limit };
-        if (setrlimit(RLIMIT_AS, &limit) < 0) e = errno;
+        if (setrlimit(RLIMIT_AS, &limit) < 0) step = "setrlimit";
     }
-    if (!e) {
+    if (!step) {
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         execve(a->path, a->argv, a->envp);
-        e = errno;
+        step = "execve";
     }
-    a->error = e;
+    a->step = step;
+    a->error = errno;
     _exit(127);
 }
 
 int aviso_spawn_hook(const char *path, char *const argv[], char *const envp[], const char *cwd,
-                     int in_fd, int out_fd, int err_fd, unsigned long long memory_limit) {
-    struct aviso_hook_spawn a = { path, argv, envp, cwd, in_fd, out_fd, err_fd, memory_limit, getpid(), 0 };
+                     int in_fd, int out_fd, int err_fd, unsigned long long memory_limit, const char **step) {
+    struct aviso_hook_spawn a = { path, argv, envp, cwd, in_fd, out_fd, err_fd, memory_limit, getpid(), 0, NULL };
     const size_t stack_size = 64 * 1024;
+    *step = "mmap";
     void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (stack == MAP_FAILED) return -1;
+    *step = "clone";
     // No signal handler may run in the child while it shares this memory: all blocked around the clone, as
     // posix_spawn does.
     sigset_t all, old;
@@ -96,6 +100,7 @@ int aviso_spawn_hook(const char *path, char *const argv[], char *const envp[], c
     }
     if (a.error) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+        *step = a.step;
         errno = a.error;
         return -1;
     }

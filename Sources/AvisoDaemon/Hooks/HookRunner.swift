@@ -362,13 +362,16 @@ final class HookRunner: @unchecked Sendable {
             args.forEach { free($0) }
             env.forEach { free($0) }
         }
+        var step: UnsafePointer<CChar>?
         let pid = aviso_spawn_hook(job.program, args, env, job.directory, inPipe[0], outPipe[1], errPipe[1],
-                                   job.limitAddressSpace ? UInt64(job.hook.memory) : 0)
+                                   job.limitAddressSpace ? UInt64(job.hook.memory) : 0, &step)
         let spawnError = errno
         for fd in [inPipe[0], outPipe[1], errPipe[1]] { close(fd) }
         guard pid > 0 else {
             for fd in [inPipe[1], outPipe[0], errPipe[0]] { close(fd) }
-            return .failure(SystemError("exec", Errno(rawValue: spawnError)))
+            // The call that failed: a state directory gone is "chdir to ...", not the program missing.
+            let call = step.map { String(cString: $0) } ?? "exec"
+            return .failure(SystemError(call == "chdir" ? "chdir to \(job.directory)" : call, Errno(rawValue: spawnError)))
         }
         let pidfd = aviso_pidfd_open(pid)
         guard pidfd >= 0 else {

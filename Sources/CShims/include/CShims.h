@@ -14,9 +14,9 @@ int aviso_pipe2(int fds[2], int flags);
 /// its default, SIGKILL when the daemon dies (PR_SET_PDEATHSIG), a process group of its own, in_fd/out_fd/err_fd as
 /// 0/1/2 and every other descriptor closed, the working directory `cwd`, RLIMIT_AS of `memory_limit` bytes (0:
 /// unchanged), nothing blocked, then execve. Returns the pid, or -1 with errno set, including the child's own error
-/// when chdir, setrlimit or execve failed (the child reaped).
+/// when dup2, chdir, setrlimit or execve failed (the child reaped); `*step` then names the call that failed.
 int aviso_spawn_hook(const char *path, char *const argv[], char *const envp[], const char *cwd,
-                     int in_fd, int out_fd, int err_fd, unsigned long long memory_limit);
+                     int in_fd, int out_fd, int err_fd, unsigned long long memory_limit, const char **step);
 
 /// pidfd_open(pid, 0): a descriptor that becomes readable when the process exits. -1 with errno set.
 int aviso_pidfd_open(int pid);
