@@ -1,5 +1,6 @@
 import AvisoCore
 internal import CSQLite
+import Glibc
 
 /// Where a declared reminder stands, as the store keeps it: its schedule, not its content (the file holds that).
 public struct DeclaredSchedule: Hashable, Sendable {
@@ -174,7 +175,10 @@ extension Store {
         mutating func text(_ w: String) -> Bool {
             var w = w
             return w.withUTF8 { w in
-                guard rest.count >= w.count, rest.prefix(w.count).elementsEqual(w) else { return false }
+                // By memcmp: the generic comparison of two slices cost about a thousand instructions a key.
+                guard rest.count >= w.count else { return false }
+                guard let a = w.baseAddress, let b = rest.base.baseAddress else { return w.isEmpty }
+                guard memcmp(a, b + rest.startIndex, w.count) == 0 else { return false }
                 rest = rest.dropFirst(w.count)
                 return true
             }
