@@ -94,6 +94,7 @@ extension Integration {
                 try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             }
             #expect(names.filter { $0 == "aviso-loop" }.count == 1, "threads: \(names.sorted())")
+            #expect(names.filter { $0 == "aviso-scheduler" }.count == 1, "the scheduler's own thread: \(names.sorted())")
             for old in ["aviso-timers", "aviso-signals", "aviso-files", "aviso-control"] {
                 #expect(!names.contains(old), "threads: \(names.sorted())")
             }
