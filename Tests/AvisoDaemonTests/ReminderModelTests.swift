@@ -70,6 +70,29 @@ extension Integration {
             #expect(after["b"]?["next"] as? String != before["b"]?["next"] as? String, "a new rhythm is planned anew")
         }
 
+        /// The stored schedules are read on a thread of their own and handed over in batches of 512: every one of
+        /// 1,300 is taken again, across batches and files, and only the reminder whose trigger changed is planned anew.
+        @Test func aRestartTakesBackEveryStoredScheduleAcrossBatches() async throws {
+            let f = try await DaemonFixture.start()
+            defer { f.stop() }
+            let dir = try remindersDirectory(f)
+            func file(_ range: Range<Int>, changing: Int? = nil) -> String {
+                range.map { "[Reminder r\($0)]\nTitle=R\($0)\nEvery=\($0 == changing ? 5 : 2)h\n" }.joined(separator: "\n")
+            }
+            try save(file(0..<700), to: dir + "/a.conf")
+            try save(file(700..<1300), to: dir + "/b.conf")
+            while try f.json("list").count < 1300 { _ = try await f.daemon.log.next { $0.contains("declared") } }
+            f.daemon.signal(SIGTERM)
+            try await f.daemon.waitForExit()
+            try save(file(700..<1300, changing: 1299), to: dir + "/b.conf")
+            try await f.daemon.start()
+            // The log of this second daemon alone.
+            #expect(try f.daemon.log.all.contains { $0.contains("loaded 1300 request(s)") })
+            let planned = try f.daemon.log.all.filter { $0.contains("declared") || $0.contains("updated") }
+            #expect(planned.count == 1 && planned.first?.contains("updated 'r1299'") == true, "\(planned.prefix(3))")
+            #expect(try f.json("list").count == 1300)
+        }
+
         @Test func deletingAReminderClosesItsPopup() async throws {
             let f = try await DaemonFixture.start()
             defer { f.stop() }

@@ -82,6 +82,12 @@ struct RequestModel: Sequence {
         typealias Iterator = AnyIterator<ScheduledRequest>
     }
 
+    /// The identifiers of the requests added over the socket that start with `prefix`, without making their whole
+    /// requests: at a start with 100,000 declared reminders, asking whether any item reminder is there made each one.
+    func socketIdentifiers(withPrefix prefix: String) -> [String] {
+        entries.filter { $0.source == -1 && $0.request.id.hasPrefix(prefix) }.map(\.request.id)
+    }
+
     /// The next deadline of `id`, if it is in the model and fires again, without making its whole request.
     func next(of id: String) -> Deadline? {
         slots.find(id, id: identifier).flatMap { entries[Int($0)].next(names.boots) }

@@ -108,8 +108,7 @@ extension Scheduler {
     /// Re-plans the items after something changed (a file, the zone, the clock, a fired reminder); a failure is
     /// logged and the previous reminders stay.
     func replanItemsLogging(_ why: String) {
-        guard !items.isEmpty || requests.values.contains(where: { $0.source == nil && $0.request.id.hasPrefix(Item.requestPrefix) })
-        else { return }
+        guard !items.isEmpty || !requests.socketIdentifiers(withPrefix: Item.requestPrefix).isEmpty else { return }
         do { try replanItems() } catch { Log.error("cannot re-plan the items' reminders (\(why)): \(error)") }
     }
 
@@ -123,8 +122,7 @@ extension Scheduler {
         throws(StoreError) -> (SyncInfo, ItemLogEntry?)
     {
         var info = SyncInfo()
-        var existing: Set<String> = []
-        for r in requests.values where r.source == nil && r.request.id.hasPrefix(prefix) { existing.insert(r.request.id) }
+        var existing = Set(requests.socketIdentifiers(withPrefix: prefix))
         var put: [ScheduledRequest] = []
         for request in wanted {
             let old = existing.remove(request.id).flatMap { requests[$0]?.request }

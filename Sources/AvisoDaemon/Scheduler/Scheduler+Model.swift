@@ -84,9 +84,33 @@ extension Scheduler {
     }
 
     /// At start, before `adoptDeclared`: each stored schedule whose reminder the same file still declares with the
-    /// same trigger is taken as it is, without a write, unless its category has gone meanwhile; the store's rows
-    /// are read one at a time, so no table of 100,000 schedules is built beside the model.
+    /// same trigger is taken as it is, without a write, unless its category has gone meanwhile.
+    ///
+    /// Two stages on two threads: a thread of its own reads the store's rows and finds each one's declaration, and
+    /// hands them over in batches; this one checks each against its trigger and adds it to the model. At 100,000
+    /// reminders each stage is about half of the work, and no table of all the schedules is built beside the model
+    /// (at most a few batches wait). The store and the directory are the reading thread's until it has finished:
+    /// this thread only waits for batches meanwhile.
     func adoptStoredSchedules(_ directory: ReminderDirectory) throws(StoreError) -> StoredAdoption {
+        let handoff = Handoff<StoredRow>(capacity: 4)
+        let lent = Lent(store: store, directory: directory)
+        KernelThread.spawn(name: "aviso-adopting") {
+            var batch: [StoredRow] = []
+            batch.reserveCapacity(StoredRow.batch)
+            do throws(StoreError) {
+                try lent.store.forEachDeclaredSchedule { id, schedule in
+                    batch.append(StoredRow(id: id, declaration: lent.directory.declaration(id), schedule: schedule))
+                    guard batch.count == StoredRow.batch else { return }
+                    handoff.put(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
+                handoff.put(batch)
+                handoff.finish()
+            } catch {
+                handoff.put(batch)
+                handoff.finish(failure: error)
+            }
+        }
         var left: Set<String> = []
         var taken = 0
         // The model is a local variable for the loop (nothing in it reads `requests`): each use of the actor's
@@ -95,23 +119,41 @@ extension Scheduler {
         swap(&model, &requests)
         defer { swap(&model, &requests) }
         let problems = !declaredProblems.isEmpty
-        try store.forEachDeclaredSchedule { id, schedule in
-            guard var d = directory.declaration(id) else {
-                left.insert(id)
-                return
+        while let rows = handoff.take() {
+            for row in rows {
+                guard var d = row.declaration else {
+                    left.insert(row.id)
+                    continue
+                }
+                // The image as the model holds it (the copy, named by its content): an unchanged file compares equal.
+                attachImage(&d)
+                // A request of that name added over the socket stays.
+                guard let kept = row.schedule.scheduling(d.request, declaredIn: d.file),
+                      d.request.content.categoryID.flatMap({ book.problem(naming: $0) }) == nil,
+                      model.addIfAbsent(kept) else {
+                    left.insert(row.id)
+                    continue
+                }
+                taken += 1
+                if problems { declaredProblems[row.id] = nil }
             }
-            // The image as the model holds it (the copy, named by its content): an unchanged file compares equal.
-            attachImage(&d)
-            // A request of that name added over the socket stays.
-            guard let kept = schedule.scheduling(d.request, declaredIn: d.file),
-                  d.request.content.categoryID.flatMap({ book.problem(naming: $0) }) == nil, model.addIfAbsent(kept) else {
-                left.insert(id)
-                return
-            }
-            taken += 1
-            if problems { declaredProblems[id] = nil }
         }
+        if let failure = handoff.failure as? StoreError { throw failure }
         return StoredAdoption(left: left, taken: taken)
+    }
+
+    /// A stored schedule and the declaration of its name, if any, as the reading thread hands them over.
+    struct StoredRow: Sendable {
+        static let batch = 512
+        var id: String
+        var declaration: DeclaredReminder?
+        var schedule: DeclaredSchedule
+    }
+
+    /// The store and the directory, lent to the thread that reads the stored schedules.
+    private struct Lent: @unchecked Sendable {
+        let store: Store
+        let directory: ReminderDirectory
     }
 
     /// What `adoptStoredSchedules` did.
