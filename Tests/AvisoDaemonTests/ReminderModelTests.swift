@@ -93,6 +93,27 @@ extension Integration {
             #expect(try f.json("list").count == 1300)
         }
 
+        /// A file of 1,300 reminders is written on the storing thread; on a full disk the write fails: that is
+        /// logged, nothing waits for ever, the model is unchanged, and a reload loads the file once there is room.
+        @Test func aLargeFileThatCannotBeStoredChangesNothingAndAReloadLoadsItOnceThereIsRoom() async throws {
+            guard let (f, disk) = try await RobustnessTests.onASmallDisk() else { return }
+            defer {
+                f.stop()
+                disk.unmount()
+            }
+            let dir = try remindersDirectory(f)
+            let many = (0..<1300).map { "[Reminder r\($0)]\nTitle=R\($0)\nEvery=2h\n" }.joined(separator: "\n")
+            disk.fill()
+            try save(many, to: dir + "/many.conf")
+            _ = try await f.daemon.log.next { $0.contains("cannot store the declared reminders") }
+            #expect(try f.json("list").isEmpty, "nothing the store does not hold is in the model")
+            disk.free()
+            // The directory took the file already: a reload compares the whole of it with the model again.
+            try f.ctl("reload")
+            _ = try await f.daemon.log.next { $0.contains("declared 1300") }
+            #expect(try f.json("list").count == 1300)
+        }
+
         @Test func deletingAReminderClosesItsPopup() async throws {
             let f = try await DaemonFixture.start()
             defer { f.stop() }

@@ -34,6 +34,9 @@ extension Scheduler {
         var added = 0
         var details: [(id: String, isNew: Bool, line: Int)] = []
         let deadlines = FirstDeadlines()
+        // A whole directory (a first start) is written on a thread of its own while the rest is planned here.
+        let writer = candidates.count > StoredRow.batch ? StoreWriter(store) : nil
+        var batch: [ScheduledRequest] = []
         for id in candidates {
             guard var d = declared[id] else { continue }
             // The image as the model holds it (the copy, named by its content): an unchanged file compares equal.
@@ -53,12 +56,24 @@ extension Scheduler {
             declaredProblems[id] = nil
             let isNew = old == nil && stored?.left.contains(id) != true
             changed.append(r)
+            if let writer {
+                batch.append(r)
+                if batch.count == StoredRow.batch {
+                    writer.batches.put(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
             if isNew { added += 1 }
             if changed.count <= 20 { details.append((id, isNew, d.line)) }
         }
         do {
             // One transaction for the whole directory: 100,000 reminders load with one disk flush, not 100,000.
-            try store.put(changed)
+            if let writer {
+                writer.batches.put(batch)
+                try writer.finish()
+            } else {
+                try store.put(changed)
+            }
         } catch {
             Log.error("cannot store the declared reminders: \(error)")
             return
@@ -99,7 +114,7 @@ extension Scheduler {
             batch.reserveCapacity(StoredRow.batch)
             do throws(StoreError) {
                 try lent.store.forEachDeclaredSchedule { id, schedule in
-                    batch.append(StoredRow(id: id, declaration: lent.directory.declaration(id), schedule: schedule))
+                    batch.append(StoredRow(id: id, declaration: lent.directory?.declaration(id), schedule: schedule))
                     guard batch.count == StoredRow.batch else { return }
                     handoff.put(batch)
                     batch.removeAll(keepingCapacity: true)
@@ -150,10 +165,37 @@ extension Scheduler {
         var schedule: DeclaredSchedule
     }
 
+    /// Writes the batches it is handed on a thread of its own (aviso-storing), in one transaction. The store is that
+    /// thread's until `finish()` returns.
+    final class StoreWriter: @unchecked Sendable {
+        let batches = Handoff<ScheduledRequest>(capacity: 4)
+        private let done = Handoff<Never>(capacity: 1)
+
+        init(_ store: Store) {
+            let (batches, done) = (batches, done)
+            let lent = Lent(store: store, directory: nil)
+            KernelThread.spawn(name: "aviso-storing") {
+                do throws(StoreError) {
+                    try lent.store.put(from: batches)
+                    done.finish()
+                } catch {
+                    done.finish(failure: error)
+                }
+            }
+        }
+
+        /// Says that no batch follows, and waits until the transaction is committed or has failed.
+        func finish() throws(StoreError) {
+            batches.finish()
+            while done.take() != nil {}
+            if let failure = done.failure as? StoreError { throw failure }
+        }
+    }
+
     /// The store and the directory, lent to the thread that reads the stored schedules.
     private struct Lent: @unchecked Sendable {
         let store: Store
-        let directory: ReminderDirectory
+        let directory: ReminderDirectory?
     }
 
     /// What `adoptStoredSchedules` did.

@@ -119,6 +119,18 @@ public final class Store {
         }
     }
 
+    /// `put(_:)` of the requests another thread hands over in batches, in one transaction, until it finishes. A
+    /// failed write still takes every batch, so the other thread never waits for room.
+    func put(from batches: Handoff<ScheduledRequest>) throws(StoreError) {
+        defer { while batches.take() != nil {} }
+        try transaction { () throws(StoreError) in
+            var others = try tablesHoldingRows()
+            while let batch = batches.take() {
+                for r in batch { try write(r, others: &others) }
+            }
+        }
+    }
+
     /// Deletes the requests with these identifiers; unknown identifiers are ignored.
     public func deleteRequests(_ ids: [String]) throws(StoreError) {
         try transaction { () throws(StoreError) in
