@@ -13,6 +13,13 @@ enum KernelThread {
 
     /// Runs `body` on a new detached thread named `name` (at most 15 bytes are kept by the kernel).
     static func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
+        let rc = start(name: name, body)
+        precondition(rc == 0, "pthread_create failed with \(Errno(rawValue: rc))")
+    }
+
+    /// `spawn`, for work that has another way to be done: pthread_create's error (EAGAIN when the process is out of
+    /// threads), with `body` never run, or 0.
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var thread = pthread_t()
         let rc = pthread_create(&thread, nil, { raw in
@@ -20,9 +27,13 @@ enum KernelThread {
             box.body()
             return nil
         }, box)
-        precondition(rc == 0, "pthread_create failed with \(Errno(rawValue: rc))")
+        guard rc == 0 else {
+            Unmanaged<Box>.fromOpaque(box).release()
+            return rc
+        }
         _ = aviso_set_thread_name(thread, String(name.prefix(15)))
         pthread_detach(thread)
+        return 0
     }
 
     /// Calls `body(worker, item)` once for each item in `0..<count`, on this thread and up to `workers - 1` new ones,

@@ -34,7 +34,8 @@ extension Scheduler {
         var added = 0
         var details: [(id: String, isNew: Bool, line: Int)] = []
         let deadlines = FirstDeadlines()
-        // A whole directory (a first start) is written on a thread of its own while the rest is planned here.
+        // A whole directory (a first start) is written on a thread of its own while the rest is planned here; with
+        // no thread to be had, here at the end.
         let writer = candidates.count > StoredRow.batch ? StoreWriter(store) : nil
         var batch: [ScheduledRequest] = []
         for id in candidates {
@@ -107,9 +108,9 @@ extension Scheduler {
     /// (at most a few batches wait). The store and the directory are the reading thread's until it has finished:
     /// this thread only waits for batches meanwhile.
     func adoptStoredSchedules(_ directory: ReminderDirectory) throws(StoreError) -> StoredAdoption {
-        let handoff = Handoff<StoredRow>(capacity: 4)
         let lent = Lent(store: store, directory: directory)
-        KernelThread.spawn(name: "aviso-adopting") {
+        let handoff = Handoff<StoredRow>(capacity: 4)
+        let read: @Sendable (Handoff<StoredRow>) -> Void = { handoff in
             var batch: [StoredRow] = []
             batch.reserveCapacity(StoredRow.batch)
             do throws(StoreError) {
@@ -126,6 +127,12 @@ extension Scheduler {
                 handoff.finish(failure: error)
             }
         }
+        var batches = handoff
+        if KernelThread.start(name: "aviso-adopting", { read(handoff) }) != 0 {
+            // Out of threads: the rows are read here first, every batch kept.
+            batches = Handoff<StoredRow>(capacity: .max)
+            read(batches)
+        }
         var left: Set<String> = []
         var taken = 0
         // The model is a local variable for the loop (nothing in it reads `requests`): each use of the actor's
@@ -134,7 +141,7 @@ extension Scheduler {
         swap(&model, &requests)
         defer { swap(&model, &requests) }
         let problems = !declaredProblems.isEmpty
-        while let rows = handoff.take() {
+        while let rows = batches.take() {
             for row in rows {
                 guard var d = row.declaration else {
                     left.insert(row.id)
@@ -153,7 +160,7 @@ extension Scheduler {
                 if problems { declaredProblems[row.id] = nil }
             }
         }
-        if let failure = handoff.failure as? StoreError { throw failure }
+        if let failure = batches.failure as? StoreError { throw failure }
         return StoredAdoption(left: left, taken: taken)
     }
 
@@ -171,10 +178,11 @@ extension Scheduler {
         let batches = Handoff<ScheduledRequest>(capacity: 4)
         private let done = Handoff<Never>(capacity: 1)
 
-        init(_ store: Store) {
+        /// Nil when no thread can be started: the caller then writes on its own.
+        init?(_ store: Store) {
             let (batches, done) = (batches, done)
             let lent = Lent(store: store, directory: nil)
-            KernelThread.spawn(name: "aviso-storing") {
+            let rc = KernelThread.start(name: "aviso-storing") {
                 do throws(StoreError) {
                     try lent.store.put(from: batches)
                     done.finish()
@@ -182,6 +190,7 @@ extension Scheduler {
                     done.finish(failure: error)
                 }
             }
+            guard rc == 0 else { return nil }
         }
 
         /// Says that no batch follows, and waits until the transaction is committed or has failed.
