@@ -36,7 +36,7 @@ extension Scheduler {
         let deadlines = FirstDeadlines()
         // A whole directory (a first start) is written on a thread of its own while the rest is planned here; with
         // no thread to be had, here at the end.
-        let writer = candidates.count > StoredRow.batch ? StoreWriter(store) : nil
+        let writer = candidates.count > Self.handoffBatch ? StoreWriter(store) : nil
         var batch: [ScheduledRequest] = []
         for id in candidates {
             guard var d = declared[id] else { continue }
@@ -59,7 +59,7 @@ extension Scheduler {
             changed.append(r)
             if let writer {
                 batch.append(r)
-                if batch.count == StoredRow.batch {
+                if batch.count == Self.handoffBatch {
                     writer.batches.put(batch)
                     batch.removeAll(keepingCapacity: true)
                 }
@@ -108,15 +108,15 @@ extension Scheduler {
     /// (at most a few batches wait). The store and the directory are the reading thread's until it has finished:
     /// this thread only waits for batches meanwhile.
     func adoptStoredSchedules(_ directory: ReminderDirectory) throws(StoreError) -> StoredAdoption {
-        let lent = Lent(store: store, directory: directory)
+        let (store, directory) = (Lent(store), Lent(directory))
         let handoff = Handoff<StoredRow>(capacity: 4)
         let read: @Sendable (Handoff<StoredRow>) -> Void = { handoff in
             var batch: [StoredRow] = []
-            batch.reserveCapacity(StoredRow.batch)
+            batch.reserveCapacity(Self.handoffBatch)
             do throws(StoreError) {
-                try lent.store.forEachDeclaredSchedule { id, schedule in
-                    batch.append(StoredRow(id: id, declaration: lent.directory?.declaration(id), schedule: schedule))
-                    guard batch.count == StoredRow.batch else { return }
+                try store.value.forEachDeclaredSchedule { id, schedule in
+                    batch.append(StoredRow(id: id, declaration: directory.value.declaration(id), schedule: schedule))
+                    guard batch.count == Self.handoffBatch else { return }
                     handoff.put(batch)
                     batch.removeAll(keepingCapacity: true)
                 }
@@ -164,9 +164,11 @@ extension Scheduler {
         return StoredAdoption(left: left, taken: taken)
     }
 
+    /// How many rows or schedules go from one thread to the other at a time, in the two stages of a start.
+    static let handoffBatch = 512
+
     /// A stored schedule and the declaration of its name, if any, as the reading thread hands them over.
     struct StoredRow: Sendable {
-        static let batch = 512
         var id: String
         var declaration: DeclaredReminder?
         var schedule: DeclaredSchedule
@@ -174,17 +176,17 @@ extension Scheduler {
 
     /// Writes the batches it is handed on a thread of its own (aviso-storing), in one transaction. The store is that
     /// thread's until `finish()` returns.
-    final class StoreWriter: @unchecked Sendable {
+    final class StoreWriter {
         let batches = Handoff<ScheduledRequest>(capacity: 4)
         private let done = Handoff<Never>(capacity: 1)
 
         /// Nil when no thread can be started: the caller then writes on its own.
         init?(_ store: Store) {
             let (batches, done) = (batches, done)
-            let lent = Lent(store: store, directory: nil)
+            let store = Lent(store)
             let rc = KernelThread.start(name: "aviso-storing") {
                 do throws(StoreError) {
-                    try lent.store.put(from: batches)
+                    try store.value.put(from: batches)
                     done.finish()
                 } catch {
                     done.finish(failure: error)
@@ -201,10 +203,11 @@ extension Scheduler {
         }
     }
 
-    /// The store and the directory, lent to the thread that reads the stored schedules.
-    private struct Lent: @unchecked Sendable {
-        let store: Store
-        let directory: ReminderDirectory?
+    /// The store or the directory, lent to a thread of the two stages of a start: that thread's alone until it has
+    /// finished, the scheduler's thread meanwhile waiting for what it hands over.
+    private struct Lent<Value>: @unchecked Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
     }
 
     /// What `adoptStoredSchedules` did.
