@@ -137,14 +137,13 @@ public final class ReminderDirectory {
             guard let good = files[file]?.good, !good.isEmpty, let n = files.number(of: file) else { continue }
             for (i, d) in good.enumerated() {
                 let id = d.request.id
-                if let declarers = declarations[id]?.declarers {
-                    let more = declarers.with(n, at: file, in: files)
-                    if case .many = more {
-                        declarations[id]?.declarers = more
-                        duplicateNames.insert(id)
-                    }
-                } else {
-                    declarations[id] = Declaration(declarers: .one(n), index: Int32(i))
+                // One hash of the name when it is new (nearly always), where a lookup and then setting took three.
+                guard let declarers = declarations.addIfAbsent(id, Declaration(declarers: .one(n), index: Int32(i)))?.declarers
+                else { continue }
+                let more = declarers.with(n, at: file, in: files)
+                if case .many = more {
+                    declarations[id]?.declarers = more
+                    duplicateNames.insert(id)
                 }
             }
         }
@@ -491,6 +490,14 @@ public final class ReminderDirectory {
                     records.removeLast()
                 }
             }
+        }
+
+        /// Adds `id` with `declaration` unless it is there; returns its declaration then, and changes nothing.
+        mutating func addIfAbsent(_ id: String, _ declaration: Declaration) -> Declaration? {
+            if let slot = slots.insertIfAbsent(id, slot: Int32(names.count), id: name) { return records[Int(slot)] }
+            names.append(id)
+            records.append(declaration)
+            return nil
         }
 
         /// The name at a slot, as the slot index reads it.
