@@ -48,6 +48,26 @@ struct ReminderDirectoryTests {
         #expect(model.problems.isEmpty)
     }
 
+    /// A reading begun on a thread of its own, as a start does it, gives what reading there and then gives: `load()`
+    /// waits for it, and a reload afterwards finds nothing changed.
+    @Test func aReadingStartedAheadIsWaitedForByLoad() throws {
+        let dir = try Directory()
+        for f in 0..<20 {
+            try dir.write("f\(f).conf", (0..<50).map { reminder("r\(f)-\($0)", every: "\($0 + 1)h") }.joined(separator: "\n"))
+        }
+        try dir.write("g.conf", reminder("r0-0", title: "twice") + "[Reminder bad]\nEvery=banana\n")
+        let ahead = ReminderDirectory(path: dir.path, zones: testZones)
+        ahead.startLoading()
+        ahead.load()
+        let here = ReminderDirectory(path: dir.path, zones: testZones)
+        here.load()
+        #expect(ahead.reminders.keys.count == 1000)
+        #expect(Set(ahead.reminders.keys) == Set(here.reminders.keys))
+        #expect(ahead.problems.map(\.description) == here.problems.map(\.description))
+        #expect(ahead.problems.count == 3, "the name declared twice, the bad trigger, the title missing: \(ahead.problems)")
+        #expect(ahead.reload().isEmpty)
+    }
+
     /// A file deleted and written again under its old path, beside one declaring the same name: the name is found in
     /// the right file each time, and the file first in sorted order keeps it.
     @Test func aFileWrittenAgainAfterItWasDeletedDeclaresItsNamesAgain() throws {

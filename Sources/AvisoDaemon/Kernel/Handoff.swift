@@ -53,3 +53,10 @@ final class Handoff<Element>: @unchecked Sendable {
         return batch
     }
 }
+
+/// A value that is not Sendable (the store, the reminder directory), lent to another thread: that thread's alone
+/// until it has finished, the lender meanwhile waiting for what it hands over, or for its end.
+struct Lent<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -37,6 +37,8 @@ public final class ReminderDirectory {
     private var directoryProblem: ConfigProblem?
     /// Each declared reminder name: the files that declare it, and where the one in effect is in its file's list.
     private var declarations = DeclarationTable()
+    /// Ends when the reading `startLoading()` began has; nil when none is under way.
+    private var loading: Handoff<Never>?
     /// Names declared in more than one file.
     private var duplicateNames: Set<String> = []
     private var itemDuplicates: [ConfigProblem] = []
@@ -96,8 +98,30 @@ public final class ReminderDirectory {
     public func reload(changed: Set<String>? = nil) -> ReminderChanges { update(changed: changed, listingAdded: true) }
 
     /// Reads the whole directory, as `reload` does, without listing the reminders added: at start, when all of them
-    /// are.
-    public func load() { _ = update(changed: nil, listingAdded: false) }
+    /// are. After `startLoading()`, waits until that reading has ended instead.
+    public func load() {
+        if let loading {
+            while loading.take() != nil {}
+            self.loading = nil
+        } else {
+            _ = update(changed: nil, listingAdded: false)
+        }
+    }
+
+    /// Starts `load()`'s reading on a thread of its own (aviso-loading), so that a start reads the files while it
+    /// opens the store and connects to the buses; `load()` then waits for it. The directory is that thread's alone
+    /// until `load()` has returned: nothing else may be called meanwhile. With no thread to be had, `load()` reads.
+    public func startLoading() {
+        guard loading == nil else { return }
+        let (done, directory) = (Handoff<Never>(capacity: 1), Lent(self))
+        loading = done
+        if KernelThread.start(name: "aviso-loading", {
+            _ = directory.value.update(changed: nil, listingAdded: false)
+            done.finish()
+        }) != 0 {
+            loading = nil
+        }
+    }
 
     private func update(changed: Set<String>?, listingAdded: Bool) -> ReminderChanges {
         // The previous state of each file whose declarations may have changed (nil: it is new).

@@ -203,13 +203,6 @@ extension Scheduler {
         }
     }
 
-    /// The store or the directory, lent to a thread of the two stages of a start: that thread's alone until it has
-    /// finished, the scheduler's thread meanwhile waiting for what it hands over.
-    private struct Lent<Value>: @unchecked Sendable {
-        let value: Value
-        init(_ value: Value) { self.value = value }
-    }
-
     /// What `adoptStoredSchedules` did.
     struct StoredAdoption {
         /// The identifiers of the rows not taken (declared otherwise, or no longer declared).
