@@ -114,6 +114,28 @@ extension Integration {
             #expect(try f.json("list").count == 1300)
         }
 
+        /// The same beside a model that holds the file already: each reminder is put in the model while the write
+        /// runs, and when the write fails the model is given back its stored versions.
+        @Test func aLargeEditThatCannotBeStoredKeepsTheStoredVersionsInTheModel() async throws {
+            guard let (f, disk) = try await RobustnessTests.onASmallDisk() else { return }
+            defer {
+                f.stop()
+                disk.unmount()
+            }
+            let dir = try remindersDirectory(f)
+            func file(_ title: String) -> String {
+                (0..<1300).map { "[Reminder r\($0)]\nTitle=\(title)\($0)\nEvery=2h\n" }.joined(separator: "\n")
+            }
+            try save(file("Old"), to: dir + "/many.conf")
+            _ = try await f.daemon.log.next { $0.contains("declared 1300") }
+            disk.fill()
+            try save(file("New"), to: dir + "/many.conf")
+            _ = try await f.daemon.log.next { $0.contains("cannot store the declared reminders") }
+            let titles = try f.json("list").compactMap { $0["title"] as? String }
+            #expect(titles.count == 1300)
+            #expect(titles.allSatisfy { $0.hasPrefix("Old") }, "the model holds what the store holds")
+        }
+
         @Test func deletingAReminderClosesItsPopup() async throws {
             let f = try await DaemonFixture.start()
             defer { f.stop() }

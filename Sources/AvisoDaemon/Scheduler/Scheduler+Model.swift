@@ -38,6 +38,9 @@ extension Scheduler {
         // no thread to be had, here at the end.
         let writer = candidates.count > Self.handoffBatch ? StoreWriter(store) : nil
         var batch: [ScheduledRequest] = []
+        // Beside a writer each is put in the model as soon as it is planned (at a first start, 100,000 inserts no
+        // longer wait for the commit); what it replaced is kept, to be put back if the write fails.
+        var replaced: [ScheduledRequest] = []
         for id in candidates {
             guard var d = declared[id] else { continue }
             // The image as the model holds it (the copy, named by its content): an unchanged file compares equal.
@@ -63,6 +66,8 @@ extension Scheduler {
                     writer.batches.put(batch)
                     batch.removeAll(keepingCapacity: true)
                 }
+                if let old { replaced.append(old) }
+                requests[id] = r
             }
             if isNew { added += 1 }
             if changed.count <= 20 { details.append((id, isNew, d.line)) }
@@ -77,6 +82,10 @@ extension Scheduler {
             }
         } catch {
             Log.error("cannot store the declared reminders: \(error)")
+            if writer != nil {
+                for r in changed { requests[r.request.id] = nil }
+                for old in replaced { requests[old.request.id] = old }
+            }
             return
         }
         if changed.count <= 20 {
@@ -88,7 +97,7 @@ extension Scheduler {
         } else {
             Log.info("declared \(added) and updated \(changed.count - added) reminder(s) from \(directory.path)")
         }
-        for r in changed { requests[r.request.id] = r }
+        if writer == nil { for r in changed { requests[r.request.id] = r } }
         for id in gone { declaredProblems[id] = nil }
         do {
             try removeFromModel(gone.sorted(), why: "no longer declared")
