@@ -68,6 +68,42 @@ struct ReminderDirectoryTests {
         #expect(ahead.reload().isEmpty)
     }
 
+    /// The lookup a start makes for the stored names, in their files' order, finds what a lookup by name finds:
+    /// whatever the order and the file the names are asked for from, with a name written twice in one file or in
+    /// two files, and after a reload.
+    @Test func namesLookedUpInFileOrderFindTheDeclarationsInEffect() throws {
+        let dir = try Directory()
+        try dir.write("a.conf", (0..<5).map { reminder("a\($0)") }.joined(separator: "\n"))
+        try dir.write("b.conf", (0..<5).map { reminder("b\($0)") }.joined(separator: "\n"))
+        func check(_ model: ReminderDirectory, _ queries: [(id: String, file: String)]) {
+            var cursor = ReminderDirectory.Cursor()
+            for q in queries {
+                #expect(model.declaration(q.id, from: dir.file(q.file), after: &cursor) == model.declaration(q.id),
+                        "\(q.id) from \(q.file)")
+            }
+        }
+        let model = ReminderDirectory(path: dir.path, zones: testZones)
+        model.load()
+        let inOrder = (0..<5).map { ("a\($0)", "a.conf") } + (0..<5).map { ("b\($0)", "b.conf") }
+        check(model, inOrder)
+        check(model, inOrder.reversed())
+        check(model, [("a3", "b.conf"), ("b0", "a.conf"), ("zz", "a.conf"), ("a1", "gone.conf"), ("a2", "a.conf")])
+        // Written twice in one file (the header's blanks are trimmed): the first is in effect, not the one after a1.
+        try dir.write("a.conf", reminder("a0", title: "first") + reminder("a1") + "[Reminder  a0 ]\nTitle=second\nEvery=1h\n")
+        let twice = ReminderDirectory(path: dir.path, zones: testZones)
+        twice.load()
+        #expect(twice.declaration("a0")?.request.content.title == "first")
+        check(twice, [("a1", "a.conf"), ("a0", "a.conf")])
+        // In two files, and after a reload.
+        try dir.write("c.conf", reminder("b2", title: "from c"))
+        check(model, [("b2", "c.conf"), ("b1", "b.conf"), ("b2", "b.conf")])
+        model.reload()
+        check(model, [("b1", "b.conf"), ("b2", "b.conf"), ("b2", "c.conf"), ("a1", "a.conf"), ("a0", "a.conf")])
+        let two = ReminderDirectory(path: dir.path, zones: testZones)
+        two.load()
+        check(two, [("b1", "b.conf"), ("b2", "b.conf"), ("b3", "b.conf"), ("b2", "c.conf")])
+    }
+
     /// A file deleted and written again under its old path, beside one declaring the same name: the name is found in
     /// the right file each time, and the file first in sorted order keeps it.
     @Test func aFileWrittenAgainAfterItWasDeletedDeclaresItsNamesAgain() throws {

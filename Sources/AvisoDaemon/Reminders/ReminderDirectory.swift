@@ -37,6 +37,10 @@ public final class ReminderDirectory {
     private var directoryProblem: ConfigProblem?
     /// Each declared reminder name: the files that declare it, and where the one in effect is in its file's list.
     private var declarations = DeclarationTable()
+    /// Whether, since the first reading and no reload after it, every name is declared once: in one file, at one
+    /// position in its list (a name written twice in a file, or in two files, makes it false). Then a name found in
+    /// a file's list is the declaration in effect.
+    private var eachNameOnce = false
     /// Ends when the reading `startLoading()` began has; nil when none is under way.
     private var loading: Handoff<Never>?
     /// Names declared in more than one file.
@@ -48,6 +52,29 @@ public final class ReminderDirectory {
     /// The declaration of `id` in effect, as `reminders[id]` finds it, without making the view: for a lookup of each
     /// of 100,000 names in a row.
     func declaration(_ id: String) -> DeclaredReminder? { Self.inEffect(id, files: files, declarations: declarations) }
+
+    /// Where `declaration(_:from:after:)` looked last: a file, and the position after the last name found there.
+    struct Cursor {
+        fileprivate var path = ""
+        fileprivate var file: Int32 = -1
+        fileprivate var next = 0
+    }
+
+    /// `declaration(_:)` for names that come in their files' order, as a start reads the stored schedules: `source`
+    /// is the file the name was stored from. Right after the first reading, when each name is declared once, the
+    /// name is looked for first just after the last one found in that file (a comparison, where a lookup hashes it
+    /// and reads three tables at places far apart); otherwise, and when it is not there, it is looked up.
+    func declaration(_ id: String, from source: String, after cursor: inout Cursor) -> DeclaredReminder? {
+        if source != cursor.path { cursor = Cursor(path: source, file: files.number(of: source) ?? -1, next: 0) }
+        if eachNameOnce, cursor.file >= 0, let good = files.good(of: cursor.file), cursor.next < good.count,
+           good[cursor.next].request.id == id {
+            cursor.next += 1
+            return good[cursor.next - 1].declared(in: source)
+        }
+        guard let d = declarations[id] else { return nil }
+        if d.declarers?.first == cursor.file { cursor.next = Int(d.index) + 1 }
+        return Self.inEffect(id, files: files, declarations: declarations)
+    }
 
     /// How many names are declared.
     public var declaredCount: Int { declarations.keys.count }
@@ -142,6 +169,7 @@ public final class ReminderDirectory {
             firstDeclarations(sorted)
             if listingAdded { changes.added = Set(declarations.keys) }
         } else {
+            eachNameOnce = false
             updateDeclarations(touched, into: &changes)
         }
         changes.presentation = touched.contains { file, before in
@@ -157,6 +185,7 @@ public final class ReminderDirectory {
     /// first declaration of a name is the one in effect. One lookup per reminder, no list of what changed.
     private func firstDeclarations(_ sorted: [String]) {
         declarations.reserveCapacity(sorted.reduce(0) { $0 + (files[$1]?.good.count ?? 0) })
+        eachNameOnce = true
         for file in sorted {
             guard let good = files[file]?.good, !good.isEmpty, let n = files.number(of: file) else { continue }
             for (i, d) in good.enumerated() {
@@ -164,6 +193,7 @@ public final class ReminderDirectory {
                 // One hash of the name when it is new (nearly always), where a lookup and then setting took three.
                 guard let declarers = declarations.addIfAbsent(id, Declaration(declarers: .one(n), index: Int32(i)))?.declarers
                 else { continue }
+                eachNameOnce = false
                 let more = declarers.with(n, at: file, in: files)
                 if case .many = more {
                     declarations[id]?.declarers = more

@@ -122,9 +122,11 @@ extension Scheduler {
         let read: @Sendable (Handoff<StoredRow>) -> Void = { handoff in
             var batch: [StoredRow] = []
             batch.reserveCapacity(Self.handoffBatch)
+            var cursor = ReminderDirectory.Cursor()
             do throws(StoreError) {
                 try store.value.forEachDeclaredSchedule { id, schedule in
-                    batch.append(StoredRow(id: id, declaration: directory.value.declaration(id), schedule: schedule))
+                    let declaration = directory.value.declaration(id, from: schedule.source, after: &cursor)
+                    batch.append(StoredRow(id: id, declaration: declaration, schedule: schedule))
                     guard batch.count == Self.handoffBatch else { return }
                     handoff.put(batch)
                     batch.removeAll(keepingCapacity: true)
