@@ -152,8 +152,10 @@ extension Scheduler {
         swap(&model, &requests)
         defer { swap(&model, &requests) }
         let problems = !declaredProblems.isEmpty
-        while let rows = batches.take() {
-            for row in rows {
+        while var rows = batches.take() {
+            // Taken out of the batch, not copied from it (a retain and a release of each field, for 100,000 rows);
+            // the order they are added in does not matter.
+            while let row = rows.popLast() {
                 guard var d = row.declaration else {
                     left.insert(row.id)
                     continue
@@ -162,7 +164,7 @@ extension Scheduler {
                 attachImage(&d)
                 // A request of that name added over the socket stays.
                 guard let kept = row.schedule.scheduling(d.request, declaredIn: d.file),
-                      d.request.content.categoryID.flatMap({ book.problem(naming: $0) }) == nil,
+                      d.request.categoryID.flatMap({ book.problem(naming: $0) }) == nil,
                       model.addIfAbsent(kept) else {
                     left.insert(row.id)
                     continue
@@ -225,7 +227,7 @@ extension Scheduler {
     /// A declared reminder's image checked and copied; one that cannot be shown is dropped with a warning, and the
     /// rest of the reminder stands.
     func attachImage(_ d: inout DeclaredReminder) {
-        guard let image = d.request.content.image else { return }
+        guard let image = d.request.image else { return }
         switch attachments.attach(image) {
         case .success(let copy): d.request.content.image = copy
         case .failure(let e):
@@ -245,7 +247,7 @@ extension Scheduler {
                   at current: Now, deadlines: FirstDeadlines) -> ScheduledRequest?
     {
         let request = d.request
-        if let category = request.content.categoryID, let why = book.problem(naming: category) {
+        if let category = request.categoryID, let why = book.problem(naming: category) {
             let kept = old == nil ? "" : " (its last good version stays in effect)"
             let problem = ConfigProblem(file: d.file, line: d.categoryLine, message: "[Reminder \(request.id)] Category=\(category): \(why)\(kept)")
             declaredProblems[request.id] = problem
