@@ -40,8 +40,10 @@ public struct Content: Hashable, Sendable, Codable {
     }
 
     /// The box, to be changed: made, or copied first when another value shares it; dropped again when it ends up
-    /// empty.
-    private mutating func changeExtras(_ change: (Extras) -> Void) {
+    /// empty. `clears`: the change sets a field to its empty value, which changes nothing when there is no box (a
+    /// box was made and dropped again for each reminder read without `Thread=`).
+    private mutating func changeExtras(clears: Bool, _ change: (Extras) -> Void) {
+        if extras == nil && clears { return }
         if extras == nil {
             extras = Extras()
         } else if !isKnownUniquelyReferenced(&extras!) {
@@ -53,36 +55,36 @@ public struct Content: Hashable, Sendable, Codable {
 
     public var subtitle: String {
         get { extras?.subtitle ?? "" }
-        set { changeExtras { $0.subtitle = newValue } }
+        set { changeExtras(clears: newValue.isEmpty) { $0.subtitle = newValue } }
     }
 
     /// Notifications of one thread replace each other on screen (`x-dunst-stack-tag`, ...).
     public var threadID: String? {
         get { extras?.threadID }
-        set { changeExtras { $0.threadID = newValue } }
+        set { changeExtras(clears: newValue == nil) { $0.threadID = newValue } }
     }
 
     /// 0...1; nil when not given.
     public var relevance: Double? {
         get { extras?.relevance }
-        set { changeExtras { $0.relevance = newValue } }
+        set { changeExtras(clears: newValue == nil) { $0.relevance = newValue } }
     }
 
     public var userInfo: [String: JSONValue] {
         get { extras?.userInfo ?? [:] }
-        set { changeExtras { $0.userInfo = newValue } }
+        set { changeExtras(clears: newValue.isEmpty) { $0.userInfo = newValue } }
     }
 
     /// A local image path (`image-path` hint).
     public var image: String? {
         get { extras?.image }
-        set { changeExtras { $0.image = newValue } }
+        set { changeExtras(clears: newValue == nil) { $0.image = newValue } }
     }
 
     /// How it reaches the screen; nil: as its category says, else at once.
     public var delivery: DeliveryMode? {
         get { extras?.delivery }
-        set { changeExtras { $0.delivery = newValue } }
+        set { changeExtras(clears: newValue == nil) { $0.delivery = newValue } }
     }
 
     public init(

@@ -41,7 +41,12 @@ struct PresentationGroups: Hashable, Sendable {
 
     /// Whether `group` is one of these.
     static func handles(_ group: String) -> Bool {
-        group.after(asciiPrefix: actionPrefix) != nil || group.after(asciiPrefix: categoryPrefix) != nil
+        // Told by the first byte for nearly every group (a reminder file of 100,000 reminders has as many groups).
+        switch group.utf8.first {
+        case UInt8(ascii: "A"): group.after(asciiPrefix: actionPrefix) != nil
+        case UInt8(ascii: "C"): group.after(asciiPrefix: categoryPrefix) != nil
+        default: false
+        }
     }
 
     /// Reads the action and category groups of `keyFile`; problems go into `problems` with their lines. `findProgram`

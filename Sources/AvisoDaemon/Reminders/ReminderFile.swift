@@ -129,18 +129,20 @@ public enum ReminderFile {
         presentation.read(keyFile, file: file, into: &groupProblems) {
             ProgramPath.problem($0, path: environment["PATH"])
         }
-        for g in keyFile.groupList where !PresentationGroups.handles(g.name) {
+        for g in keyFile.groupList {
             let (group, groupLine) = (g.name, Optional(g.line))
-            if group.after(asciiPrefix: ItemBuilder.groupPrefix) != nil {
-                switch item(g, in: keyFile, file: file, warnings: &problems) {
-                case .success(let declared): items.append(declared)
-                case .failure(let r): rejectedItems.append(r)
-                }
-                continue
-            }
+            // A reminder first, the group nearly every one is; the prefixes start with different letters.
             guard let named = group.after(asciiPrefix: groupPrefix) else {
-                problems.warning(groupLine, "group [\(group)] is ignored; a reminder file declares [Reminder NAME], "
-                    + "[Item NAME], [Action NAME] and [Category NAME] groups")
+                if PresentationGroups.handles(group) { continue }
+                if group.after(asciiPrefix: ItemBuilder.groupPrefix) != nil {
+                    switch item(g, in: keyFile, file: file, warnings: &problems) {
+                    case .success(let declared): items.append(declared)
+                    case .failure(let r): rejectedItems.append(r)
+                    }
+                } else {
+                    problems.warning(groupLine, "group [\(group)] is ignored; a reminder file declares [Reminder NAME], "
+                        + "[Item NAME], [Action NAME] and [Category NAME] groups")
+                }
                 continue
             }
             let name = String(named).trimmed(" \t")
