@@ -332,6 +332,13 @@ private func entry(_ id: String, due: Int64, late: Bool = false) -> OutboxEntry 
             }
         }
         #expect(Store.triggerKey("calendar aviso - *-*-* 09:00", isThatOf: triggers[8]), "the key an earlier version wrote")
+        // Written as stores hold them already: a key written otherwise would plan every stored schedule anew.
+        #expect(triggers.prefix(7).map(Store.triggerKey) == [
+            "interval 600000000000 repeats", "interval 600000000000 once", "interval 6000000000000 repeats",
+            "date 1800000000000000000", "date 18000000000", "date -18000000000", "date 0",
+        ])
+        #expect(Store.triggerKey(triggers[10]) == "calendar aviso 13 Europe/Madrid *-*-* 09:00")
+        #expect(Store.triggerKey(triggers[12]) == "calendar systemd - *-*-* 09:00")
         for damaged in ["", "date", "date ", "date 18000000000 ", "date -18000000000x", "date 018000000000", "date --18000000000",
                         "calendar aviso 13 Europe/Madri *-*-* 09:00", "calendar aviso 99 UTC *-*-* 09:00"] {
             #expect(!triggers.contains { Store.triggerKey(damaged, isThatOf: $0) }, "'\(damaged)' is no trigger's key")
