@@ -75,14 +75,20 @@ extension Integration {
             #expect(before.count == ItemPlanner.maximumPerItem, "all day long, the cap holds: \(before.count)")
 
             // Every snapshot taken while logs happen shows one whole plan: never both, never neither.
-            let stop = ManagedAtomicFlag()
+            let (stop, watching) = (ManagedAtomicFlag(), ManagedAtomicFlag())
             let watcher = Task.detached { () -> [Set<String>] in
                 var seen: [Set<String>] = []
                 while !stop.isSet {
-                    if let snapshot = try? Self.reminders(f, of: "water") { seen.append(Set(snapshot.keys)) }
+                    if let snapshot = try? Self.reminders(f, of: "water") {
+                        seen.append(Set(snapshot.keys))
+                        watching.set()
+                    }
                 }
                 return seen
             }
+            // The logs start once the watcher has seen the plan before them: on a loaded machine the three logs
+            // could otherwise be over before its first snapshot.
+            while !watching.isSet { await Task.yield() }
             var plans = [Set(before.keys)]
             for _ in 0..<3 {
                 let out = try f.ctl("log", "water")
