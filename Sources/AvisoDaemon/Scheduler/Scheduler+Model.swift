@@ -41,24 +41,29 @@ extension Scheduler {
         // Beside a writer each is put in the model as soon as it is planned (at a first start, 100,000 inserts no
         // longer wait for the commit); what it replaced is kept, to be put back if the write fails.
         var replaced: [ScheduledRequest] = []
+        // The model is a local variable for the loop (nothing in it reads `requests`): each use of the actor's
+        // property copied the whole struct, for each of 100,000 reminders at a first start.
+        var model = RequestModel(rules: requests.rules, bootID: started.bootID)
+        swap(&model, &requests)
+        let storedLeft = stored?.left ?? []
         for id in candidates {
             guard var d = declared[id] else { continue }
             // The image as the model holds it (the copy, named by its content): an unchanged file compares equal.
             attachImage(&d)
-            let old = requests[id]
+            let old = model[id]
             if let old, old.source == nil {
                 Log.warning("'\(id)' is declared in \(d.file): it replaces the request of that name added over the socket")
             }
             if let old, old.source == d.file, old.request == d.request {
-                declaredProblems[id] = nil
+                if !declaredProblems.isEmpty { declaredProblems[id] = nil }
                 continue
             }
             guard let r = schedule(d, replacing: old, modified: directory.modificationTime(of: d.file), at: current,
                                    deadlines: deadlines) else {
                 continue
             }
-            declaredProblems[id] = nil
-            let isNew = old == nil && stored?.left.contains(id) != true
+            if !declaredProblems.isEmpty { declaredProblems[id] = nil }
+            let isNew = old == nil && (storedLeft.isEmpty || !storedLeft.contains(id))
             changed.append(r)
             if let writer {
                 batch.append(r)
@@ -67,11 +72,12 @@ extension Scheduler {
                     batch.removeAll(keepingCapacity: true)
                 }
                 if let old { replaced.append(old) }
-                requests[id] = r
+                model[id] = r
             }
             if isNew { added += 1 }
             if changed.count <= 20 { details.append((id, isNew, d.line)) }
         }
+        swap(&model, &requests)
         do {
             // One transaction for the whole directory: 100,000 reminders load with one disk flush, not 100,000.
             if let writer {
