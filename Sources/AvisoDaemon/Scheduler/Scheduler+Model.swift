@@ -87,7 +87,9 @@ extension Scheduler {
                 try store.put(changed)
             }
         } catch {
-            Log.error("cannot store the declared reminders: \(error)")
+            Log.error("cannot store the declared reminders: \(error); they are stored and planned once the database accepts writes")
+            declaredBehind = true
+            storeFailed("storing the declared reminders", error, logged: true)
             if writer != nil {
                 for r in changed { requests[r.request.id] = nil }
                 for old in replaced { requests[old.request.id] = old }

@@ -101,6 +101,9 @@ public actor Scheduler {
     var deliveryRetry: Backoff
     /// The last write the store refused (disk full, read-only), while due work waits for it; nil when writes succeed.
     var storeFailure: String?
+    /// The declared reminders of a change could not be stored: the model holds what the store holds, behind the
+    /// files, until a write succeeds and they are compared again.
+    var declaredBehind = false
     var storeFailureCount = 0
     /// Retries of due work the store could not record.
     var storeRetry: Backoff
@@ -401,9 +404,10 @@ public actor Scheduler {
 
     /// A write that due work needed failed (disk full, read-only, I/O error): nothing was shown or changed for it.
     /// The work stays due and is tried again with backoff, and at once after the next write that succeeds.
-    func storeFailed(_ doing: String, _ error: StoreError) {
+    /// `logged`: the caller has said what failed, and what waits for it.
+    func storeFailed(_ doing: String, _ error: StoreError, logged: Bool = false) {
         storeFailureCount += 1
-        if storeFailure == nil { Log.error("\(doing) failed: \(error.message); due notifications wait and are retried") }
+        if storeFailure == nil && !logged { Log.error("\(doing) failed: \(error.message); due notifications wait and are retried") }
         storeFailure = "\(doing) failed: \(error.message)"
         storeRetry.schedule(maximum: configuration.retryMaximum) { ticket in await self.retryStore(ticket) }
     }
@@ -427,6 +431,12 @@ public actor Scheduler {
     /// Tries the due work again; when nothing failed this time, the store works again.
     private func catchUpAfterStoreFailure() {
         let failures = storeFailureCount
+        if declaredBehind, let reminders {
+            // Compared whole with the model again; a failure sets the mark again.
+            declaredBehind = false
+            adoptDeclared(reminders)
+            reconcile()
+        }
         catchUp()
         if storeFailureCount == failures { storeRecovered() }
     }
