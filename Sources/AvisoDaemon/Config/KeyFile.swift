@@ -1,3 +1,5 @@
+import Glibc
+
 /// A key file (the format of aviso.conf and of reminder files, GLib's `GKeyFile` format), read in one pass over its
 /// bytes: groups, keys, raw values, and the line each comes from.
 ///
@@ -88,8 +90,7 @@ struct KeyFile {
         var lineStart = 0
         var current: Int?
         while lineStart < bytes.count {
-            var end = lineStart
-            while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+            let end = Self.lineEnd(bytes, from: lineStart)
             defer { lineStart = end + 1 }
             number += 1
             var last = end
@@ -134,6 +135,16 @@ struct KeyFile {
                 return fail(number, "Encoding=\(Self.text(bytes[valueStart..<last])) is not supported: the file must be UTF-8")
             }
             groupList[group].set(keyText, valueStart..<last, line: number)
+        }
+    }
+
+    /// Where the line from `start` ends: its newline, or the end of the text. By memchr, which looks at many bytes at
+    /// a time: a loop over each byte was a third of reading a file of reminders.
+    private static func lineEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        bytes.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress, start < b.count,
+                  let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), b.count - start) else { return b.count }
+            return UnsafePointer(newline.assumingMemoryBound(to: UInt8.self)) - base
         }
     }
 
