@@ -106,13 +106,17 @@ struct KeyFile {
                 }
                 let text = Self.text(name)
                 let hash = Self.fnv1a(name)
-                if let existing = group(named: text, hash: hash) {
-                    current = existing
+                // One lookup of the hash for a new group, and one insert: a file of 1,000 reminders has 1,000.
+                if let first = groupIndex[hash] {
+                    if let existing = groupList[first].name == text ? first : groupList.firstIndex(where: { $0.name == text }) {
+                        current = existing
+                        continue
+                    }
                 } else {
-                    if groupIndex[hash] == nil { groupIndex[hash] = groupList.count }
-                    current = groupList.count
-                    groupList.append(Group(name: text, line: number))
+                    groupIndex[hash] = groupList.count
                 }
+                current = groupList.count
+                groupList.append(Group(name: text, line: number))
                 continue
             }
             guard bytes[first] != UInt8(ascii: "="), let equals = bytes[first..<last].firstIndex(of: UInt8(ascii: "=")) else {
@@ -231,8 +235,8 @@ struct KeyFile {
     }
 
     /// The position of the group called `name` in `groupList`.
-    private func group(named name: String, hash: UInt64? = nil) -> Int? {
-        guard let first = groupIndex[hash ?? Self.fnv1a(name.utf8)] else { return nil }
+    private func group(named name: String) -> Int? {
+        guard let first = groupIndex[Self.fnv1a(name.utf8)] else { return nil }
         if groupList[first].name == name { return first }
         // Another name with the same hash (which a file would have to be made for): looked for in order.
         return groupList.firstIndex { $0.name == name }
