@@ -87,7 +87,10 @@ extension Scheduler {
                 try store.put(changed)
             }
         } catch {
-            Log.error("cannot store the declared reminders: \(error); they are stored and planned once the database accepts writes")
+            // Said once, not at each retry while the disk stays full.
+            if !declaredBehind {
+                Log.error("cannot store the declared reminders: \(error); they are stored and planned once the database accepts writes")
+            }
             declaredBehind = true
             storeFailed("storing the declared reminders", error, logged: true)
             if writer != nil {
@@ -106,6 +109,8 @@ extension Scheduler {
             Log.info("declared \(added) and updated \(changed.count - added) reminder(s) from \(directory.path)")
         }
         if writer == nil { for r in changed { requests[r.request.id] = r } }
+        // A whole comparison that was stored leaves nothing behind.
+        if changes == nil && stored == nil { declaredBehind = false }
         for id in gone { declaredProblems[id] = nil }
         do {
             try removeFromModel(gone.sorted(), why: "no longer declared")

@@ -432,8 +432,7 @@ public actor Scheduler {
     private func catchUpAfterStoreFailure() {
         let failures = storeFailureCount
         if declaredBehind, let reminders {
-            // Compared whole with the model again; a failure sets the mark again.
-            declaredBehind = false
+            // Compared whole with the model again, which clears the mark once it is stored.
             adoptDeclared(reminders)
             reconcile()
         }
