@@ -14,7 +14,7 @@ final class Statement {
     /// The bytes of the texts bound last, which SQLite reads from here until they are bound again (SQLITE_STATIC),
     /// instead of copying each one into a buffer of its own and freeing it at the next binding: a first start binds
     /// 300,000 texts.
-    private var texts = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256)
+    private var texts: UnsafeMutableBufferPointer<UInt8>
 
     init(_ sql: String, database: OpaquePointer, fail: @escaping (OpaquePointer, Int32, String) -> StoreError) throws(StoreError) {
         var statement: OpaquePointer?
@@ -26,6 +26,7 @@ final class Statement {
         self.handle = statement
         self.database = database
         self.fail = fail
+        texts = .allocate(capacity: 256)
     }
 
     deinit {
