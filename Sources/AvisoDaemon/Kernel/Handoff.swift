@@ -52,6 +52,12 @@ final class Handoff<Element>: @unchecked Sendable {
         pthread_cond_broadcast(&changed)
         return batch
     }
+
+    /// Takes every batch left, unused, until the producer has finished: to wait for its end (a handoff that carries
+    /// no batches is a join), or so that it never waits for room once the consumer has given up.
+    func drain() {
+        while take() != nil {}
+    }
 }
 
 /// A value that is not Sendable (the store, the reminder directory), lent to another thread: that thread's alone

@@ -73,7 +73,7 @@ public final class ReminderDirectory {
         }
         guard let d = declarations[id] else { return nil }
         if d.declarers?.first == cursor.file { cursor.next = Int(d.index) + 1 }
-        return Self.inEffect(id, files: files, declarations: declarations)
+        return Self.inEffect(id, d, files: files)
     }
 
     /// How many names are declared.
@@ -128,7 +128,7 @@ public final class ReminderDirectory {
     /// are. After `startLoading()`, waits until that reading has ended instead.
     public func load() {
         if let loading {
-            while loading.take() != nil {}
+            loading.drain()
             self.loading = nil
         } else {
             _ = update(changed: nil, listingAdded: false)
@@ -453,9 +453,12 @@ public final class ReminderDirectory {
     fileprivate static func inEffect(_ id: String, files: FileTable, declarations: DeclarationTable)
         -> DeclaredReminder?
     {
-        guard let d = declarations[id], let first = d.declarers?.first, let good = files.good(of: first) else {
-            return nil
-        }
+        declarations[id].flatMap { inEffect(id, $0, files: files) }
+    }
+
+    /// `inEffect(_:files:declarations:)` of a name whose declaration is known.
+    fileprivate static func inEffect(_ id: String, _ d: Declaration, files: FileTable) -> DeclaredReminder? {
+        guard let first = d.declarers?.first, let good = files.good(of: first) else { return nil }
         let i = Int(d.index)
         if i < good.count && good[i].request.id == id { return good[i].declared(in: files.path(of: first)) }
         return good.first { $0.request.id == id }?.declared(in: files.path(of: first))

@@ -224,7 +224,7 @@ extension Scheduler {
         /// Says that no batch follows, and waits until the transaction is committed or has failed.
         func finish() throws(StoreError) {
             batches.finish()
-            while done.take() != nil {}
+            done.drain()
             if let failure = done.failure as? StoreError { throw failure }
         }
     }

@@ -122,7 +122,7 @@ public final class Store {
     /// `put(_:)` of the requests another thread hands over in batches, in one transaction, until it finishes. A
     /// failed write still takes every batch, so the other thread never waits for room.
     func put(from batches: Handoff<ScheduledRequest>) throws(StoreError) {
-        defer { while batches.take() != nil {} }
+        defer { batches.drain() }
         try transaction { () throws(StoreError) in
             var others = try tablesHoldingRows()
             while let batch = batches.take() {
