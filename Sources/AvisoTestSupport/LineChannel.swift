@@ -16,12 +16,24 @@ public final class LineChannel: @unchecked Sendable {
     public init() {}
 
     /// Starts reading `handle` until end of file; `echo` gets every line too (for logs).
+    ///
+    /// The reading is a blocking loop on a thread of its own, which holds `handle` (so its descriptor stays open)
+    /// until the end. Not `readabilityHandler`: tearing its libdispatch read source down races libdispatch's epoll
+    /// bookkeeping on Linux (swift-corelibs-libdispatch issue 949), which crashed a whole test run in
+    /// `_dispatch_event_loop_drain`.
     public func attach(_ handle: FileHandle, echo: (@Sendable (String) -> Void)? = nil) {
-        handle.readabilityHandler = { [weak self] h in
-            let data = h.availableData
-            if data.isEmpty { h.readabilityHandler = nil }
-            self?.received(data, echo: echo)
+        let reader = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                received(Data(buffer[..<n]), echo: echo)
+            }
+            received(Data(), echo: echo)
         }
+        reader.name = "line-channel"
+        reader.start()
     }
 
     /// Ends the stream as its writer closing it would: for a writer that has exited while another process it did
@@ -99,6 +111,8 @@ public final class LineChannel: @unchecked Sendable {
     private func received(_ data: Data, echo: (@Sendable (String) -> Void)?) {
         var fresh: [String] = []
         let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+            // The stream ends once: by its reader at end of file or by `end()`, whichever comes first.
+            if ended { return [] }
             partial.append(data)
             while let nl = partial.firstIndex(of: UInt8(ascii: "\n")) {
                 fresh.append(String(decoding: partial[partial.startIndex..<nl], as: UTF8.self))
