@@ -51,9 +51,6 @@ public enum Daemon {
         let configPath = options.configFile
         let environment = options.environment
         let load: @Sendable () -> ConfigLoadResult = { ConfigLoader.load(path: configPath, environment: environment) }
-        let initial = load()
-        for w in initial.warnings { Log.warning(w.description) }
-        for e in initial.errors { Log.error(e.description + " (using defaults)") }
 
         // One thread waits on every kernel source: timers, signals, files, the control socket, the watchdog tick.
         let loop: EventLoop
@@ -64,8 +61,20 @@ public enum Daemon {
             Log.error("cannot start: \(error)")
             return 1
         }
-        let zones = ZoneLookup.system(environment: options.environment, localtimePath: options.localtime)
+        // The files are watched before any of them is read, so that an edit made while the daemon starts is seen
+        // (the reminder files are read on a thread of their own while the start goes on).
         let configDirectory = String(configPath[..<(configPath.lastIndex(of: "/") ?? configPath.startIndex)])
+        let watcher: FileWatcher?
+        do {
+            watcher = try FileWatcher(configFile: configPath, zoneFile: options.localtime, loop: loop)
+        } catch {
+            Log.error("cannot watch \(configDirectory) for changes: \(error); use avisoctl reload after edits")
+            watcher = nil
+        }
+        let initial = load()
+        for w in initial.warnings { Log.warning(w.description) }
+        for e in initial.errors { Log.error(e.description + " (using defaults)") }
+        let zones = ZoneLookup.system(environment: options.environment, localtimePath: options.localtime)
         let reminders = ReminderDirectory(path: (configDirectory.isEmpty ? "." : configDirectory) + "/reminders", zones: zones,
                                           environment: environment)
         // The socket first: a second daemon, or a socket directory that is not safe, stops this one before it has
@@ -102,14 +111,6 @@ public enum Daemon {
         let (sleepEvents, sleepSink) = AsyncStream.makeStream(of: SleepEvent.self)
         let sleepWatcher = SleepWatcher(thread: glib, onEvent: { sleepSink.yield($0) })
         await sleepWatcher.start()
-
-        let watcher: FileWatcher?
-        do {
-            watcher = try FileWatcher(configFile: configPath, zoneFile: options.localtime, loop: loop)
-        } catch {
-            Log.error("cannot watch \(configDirectory) for changes: \(error); use avisoctl reload after edits")
-            watcher = nil
-        }
 
         let scheduler = Scheduler(
             store: store, timers: timers, delivery: notifier, systemd: systemd, configuration: initial,
