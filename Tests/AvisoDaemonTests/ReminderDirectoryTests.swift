@@ -21,6 +21,42 @@ private final class Directory {
     func file(_ name: String) -> String { path + "/" + name }
 }
 
+/// Files in a directory closed after being read (IN_CLOSE_NOWRITE), by name: when another thread is done reading.
+private final class FileCloses {
+    private let fd: Int32
+
+    init(in directory: String) throws {
+        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard fd >= 0, inotify_add_watch(fd, directory, UInt32(IN_CLOSE_NOWRITE)) >= 0 else {
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
+    }
+    deinit { close(fd) }
+
+    /// Returns once each of `names` has been closed after a read; throws after `timeout` (a failure bound).
+    func wait(for names: Set<String>, timeout: Duration = .seconds(10)) throws {
+        var left = names
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while !left.isEmpty {
+            let ms = (deadline - ContinuousClock.now).components.seconds * 1000 + 1
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard ms > 0, poll(&p, 1, Int32(ms)) > 0 else {
+                throw BusFixtureError("not read within \(timeout): \(left.sorted())")
+            }
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= n {
+                let length = buffer.withUnsafeBytes { Int($0.load(fromByteOffset: offset, as: inotify_event.self).len) }
+                let nameStart = offset + MemoryLayout<inotify_event>.size
+                let name = buffer[nameStart..<(nameStart + length)].prefix { $0 != 0 }
+                left.remove(String(decoding: name, as: UTF8.self))
+                offset = nameStart + length
+            }
+        }
+    }
+}
+
 private func reminder(_ name: String, title: String = "t", every: String = "1h") -> String {
     "[Reminder \(name)]\nTitle=\(title)\nEvery=\(every)\n"
 }
@@ -48,24 +84,30 @@ struct ReminderDirectoryTests {
         #expect(model.problems.isEmpty)
     }
 
-    /// A reading begun on a thread of its own, as a start does it, gives what reading there and then gives: `load()`
-    /// waits for it, and a reload afterwards finds nothing changed.
+    /// A reading begun on a thread of its own, as a start does it, is what `load()` takes: it gives what a reading in
+    /// place gives, and an edit made after it (the files are watched by then) is found by the next reload.
     @Test func aReadingStartedAheadIsWaitedForByLoad() throws {
         let dir = try Directory()
         for f in 0..<20 {
             try dir.write("f\(f).conf", (0..<50).map { reminder("r\(f)-\($0)", every: "\($0 + 1)h") }.joined(separator: "\n"))
         }
         try dir.write("g.conf", reminder("r0-0", title: "twice") + "[Reminder bad]\nEvery=banana\n")
-        let ahead = ReminderDirectory(path: dir.path, zones: testZones)
-        ahead.startLoading()
-        ahead.load()
         let here = ReminderDirectory(path: dir.path, zones: testZones)
         here.load()
+        // The kernel says when the reading thread has closed each file it read: an edit after that is not in it.
+        let closes = try FileCloses(in: dir.path)
+        let ahead = ReminderDirectory(path: dir.path, zones: testZones)
+        ahead.startLoading()
+        try closes.wait(for: Set((0..<20).map { "f\($0).conf" } + ["g.conf"]))
+        try dir.write("g.conf", reminder("late"))
+        ahead.load()
         #expect(ahead.reminders.keys.count == 1000)
-        #expect(Set(ahead.reminders.keys) == Set(here.reminders.keys))
+        #expect(Set(ahead.reminders.keys) == Set(here.reminders.keys), "load() takes the reading started ahead")
         #expect(ahead.problems.map(\.description) == here.problems.map(\.description))
         #expect(ahead.problems.count == 3, "the name declared twice, the bad trigger, the title missing: \(ahead.problems)")
-        #expect(ahead.reload().isEmpty)
+        // What changed after the reading is found by the reload that the change's inotify event causes.
+        #expect(ahead.reload() == ReminderChanges(added: ["late"]))
+        #expect(ahead.problems.isEmpty, "\(ahead.problems)")
     }
 
     /// The lookup a start makes for the stored names, in their files' order, finds what a lookup by name finds:
