@@ -46,6 +46,25 @@ extension Integration {
             #expect(list.isEmpty)
         }
 
+        /// A start reads the reminder files on a thread of its own while it goes on: a file saved just after that
+        /// reading, before the daemon is ready, is still followed.
+        @Test func aFileSavedWhileTheDaemonStartsIsFollowed() async throws {
+            let f = try await DaemonFixture.start()
+            defer { f.stop() }
+            let dir = try remindersDirectory(f)
+            try save("[Reminder tea]\nTitle=Tea\nEvery=2h\n", to: dir + "/drinks.conf")
+            _ = try await f.daemon.log.next { $0.contains("declared 'tea'") }
+            f.daemon.signal(SIGTERM)
+            _ = try await f.daemon.waitForExit()
+            let closes = try FileCloses(in: dir)
+            try f.daemon.launch()
+            try closes.wait(for: ["drinks.conf"])
+            try save("[Reminder tea]\nTitle=Green tea\nEvery=2h\n", to: dir + "/drinks.conf")
+            _ = try await f.daemon.log.next { $0.contains("ready; control socket") }
+            _ = try await f.daemon.log.next { $0.contains("updated 'tea'") }
+            #expect(try f.json("pending").first?["title"] as? String == "Green tea")
+        }
+
         @Test func aRestartKeepsEachScheduleWhoseTriggerDidNotChangeAndTakesTheRestFromTheFiles() async throws {
             let f = try await DaemonFixture.start()
             defer { f.stop() }
