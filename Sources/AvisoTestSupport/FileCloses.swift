@@ -20,11 +20,12 @@ public final class FileCloses {
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !left.isEmpty {
-            let ms = (deadline - ContinuousClock.now).components.seconds * 1000 + 1
+            let (seconds, attoseconds) = (deadline - ContinuousClock.now).components
+            let ms = seconds * 1000 + attoseconds / 1_000_000_000_000_000
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard ms > 0, poll(&p, 1, Int32(ms)) > 0 else {
-                throw BusFixtureError("not read within \(timeout): \(left.sorted())")
-            }
+            let ready = ms > 0 ? poll(&p, 1, Int32(ms)) : 0
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { throw BusFixtureError("not read within \(timeout): \(left.sorted())") }
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             var offset = 0
             while offset + MemoryLayout<inotify_event>.size <= n {
