@@ -74,6 +74,31 @@ extension Integration {
             #expect(try f.json("delivered").isEmpty)
         }
 
+        /// A request has one popup on screen: each firing of a repeating one replaces it in place, and closing it
+        /// leaves nothing of it delivered. Another request keeps a popup of its own.
+        @Test func eachFiringOfARepeatingRequestReplacesItsPopup() async throws {
+            let f = try await DaemonFixture.start()
+            defer { f.stop() }
+            try f.ctl("add", "--id", "water", "--in", "1h", "--repeat", "--title", "Drink water")
+            try f.ctl("add", "--id", "tea", "--in", "1h", "--repeat", "--title", "Tea")
+            try f.ctl("fire", "water")
+            let first = try await f.server!.next("notify")
+            #expect(first.replacesID == 0)
+            _ = try await f.daemon.log.next { $0.contains("delivered 'water'") }
+            try f.ctl("fire", "tea")
+            let tea = try await f.server!.next("notify")
+            #expect(tea.replacesID == 0, "another request is a popup of its own")
+            _ = try await f.daemon.log.next { $0.contains("delivered 'tea'") }
+            try f.ctl("fire", "water")
+            let second = try await f.server!.next("notify")
+            #expect(second.replacesID == first.id)
+            #expect(second.summary == "Drink water")
+            _ = try await f.daemon.log.next { $0.contains("delivered 'water'") }
+            f.server!.close(id: first.id!, reason: 2)
+            _ = try await f.daemon.log.next { $0.contains("'water' closed") }
+            #expect(try f.json("delivered").compactMap { $0["id"] as? String } == ["tea"])
+        }
+
         @Test func removeDeliveredClosesThePopupOnScreen() async throws {
             let f = try await DaemonFixture.start()
             defer { f.stop() }

@@ -120,7 +120,11 @@ extension Scheduler {
     func present(_ release: Release) {
         switch release {
         case .single(let e):
-            submit(Delivery(popup: ShownPopup(kind: .single, ids: [e.id], content: content(of: e)), fresh: [e.id]))
+            // A request has at most one popup on screen: the next firing of a repeating one (or of one added again
+            // under its identifier) takes the place of the popup still showing it, as a thread's does.
+            let existing = popups.first { $0.value.kind == .single && $0.value.ids == [e.id] }
+            submit(Delivery(popup: ShownPopup(kind: .single, ids: [e.id], content: content(of: e)),
+                            replaces: existing?.key ?? 0, fresh: [e.id]))
         case .summary(let entries):
             let items = entries.map { e in
                 SummaryText.Item(id: e.id, content: e.content, due: e.due, note: e.late || e.due < now().wall - Self.lateAfter

@@ -32,7 +32,8 @@ struct Delivery {
     var popup: ShownPopup
     /// The server id of the popup it updates in place; 0 for a new one.
     var replaces: UInt32 = 0
-    /// Requests newly delivered by it (not already on screen in the popup it replaces): they get `delivered` events.
+    /// Requests newly delivered by it (a thread's others, already on screen in the popup it replaces, are not; a
+    /// repeating request's new firing is): they get `delivered` events.
     var fresh: [String]
     /// Removed (`remove-delivered`, `remove`, a file edit) before the server answered: closed as soon as the popup's
     /// id is known if nothing else is left in it, so nothing stays on screen that aviso does not track.
