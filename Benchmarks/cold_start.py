@@ -11,8 +11,8 @@ system, all threads) per fire, and VmRSS again. A round trip includes the commit
 while the disk works: the CPU time is avisod's own work, its D-Bus call included (the Notify is sent on GLib's threads
 after the reply). Last, the same fires (at most 3,000) with a copy of the state on tmpfs, where the fdatasync costs
 nothing: the round trip beyond the fsync and the D-Bus call."""
-import os, shutil, subprocess, sys, tempfile, time
-from daemon import Daemon, remind_seconds, work_dir
+import os, shutil, sys, tempfile, time
+from daemon import Daemon, remind_seconds, work_dir, write_model
 
 IDS = ["r000001", "r000002", "r000003", "r000004"]
 BUS_THREADS = {"aviso-glib", "gdbus", "gmain"}
@@ -39,12 +39,7 @@ bin_dir, n, fires = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 fire_seconds = float(sys.argv[4]) if len(sys.argv) > 4 else 60
 work = work_dir()
 try:
-    config, state, remind_file = os.path.join(work, "config"), os.path.join(work, "state"), os.path.join(work, "model.rem")
-    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "model.py"), str(n), config, remind_file],
-                   check=True)
-    # The model's files on disk first, as a person's reminder files are: else the first start's first fsync may
-    # wait for the journal to write out the 12 MB just written (once 1.3 s of a 2.0 s first start).
-    os.sync()
+    config, state, remind_file = write_model(n, work)
     d = Daemon(os.path.join(bin_dir, "avisod"), config, state, work)
     first = d.start()
     d.stop()

@@ -1,5 +1,5 @@
 """Starting, timing and talking to a release avisod for the model benchmarks (imported by the *_bench.py scripts)."""
-import json, os, signal, socket, subprocess, tempfile, time
+import json, os, signal, socket, subprocess, sys, tempfile, time
 
 
 class Daemon:
@@ -116,3 +116,15 @@ def remind_seconds(remind_file, runs=5):
 
 def work_dir():
     return tempfile.mkdtemp(prefix="aviso-model.")
+
+
+def write_model(n, work):
+    """Writes N reminders in 100 files under WORK (model.py) and the equivalent Remind file; returns the configuration
+    home, the state directory (not made) and the Remind file. The files are synced to disk, as a person's reminder
+    files are long before aviso starts: else a first start's first fsync may wait for the journal to write out the
+    12 MB just written (once 1.3 s of a 2.0 s first start)."""
+    config, state, remind_file = (os.path.join(work, name) for name in ("config", "state", "model.rem"))
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "model.py"), str(n), config, remind_file],
+                   check=True)
+    os.sync()
+    return config, state, remind_file

@@ -7,15 +7,13 @@ Generates N reminders (model.py, 100 files), starts avisod, then EDITS times rew
 (write a temporary file, rename it over the old one) with one reminder moved to a new time 20 + k minutes from now,
 which puts it at the front of the window. For each edit it takes, in this process, the time until the daemon logs
 "updated 'ID'" and the time until `pending` (the armed window, over the control socket) shows the new instant."""
-import datetime, os, re, shutil, statistics, subprocess, sys, time
-from daemon import Daemon, work_dir
+import datetime, os, re, shutil, statistics, sys, time
+from daemon import Daemon, work_dir, write_model
 
 bin_dir, n, edits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 work = work_dir()
 try:
-    config, state = os.path.join(work, "config"), os.path.join(work, "state")
-    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "model.py"), str(n), config,
-                    os.path.join(work, "model.rem")], check=True)
+    config, state, _ = write_model(n, work)
     d = Daemon(os.path.join(bin_dir, "avisod"), config, state, work)
     d.start()
     c = d.connect()

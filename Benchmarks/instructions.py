@@ -13,7 +13,7 @@ is made, so the second start delivers nothing and every run counts the same work
 
 The binaries are copied without their debug information, which this toolchain writes in a form valgrind cannot read."""
 import os, re, shutil, subprocess, sys, tempfile
-from daemon import Daemon, work_dir
+from daemon import Daemon, work_dir, write_model
 
 
 def stripped(binary, work):
@@ -54,9 +54,7 @@ def daemon_start(avisod, config, state, work):
 bin_dir, n = sys.argv[1], int(sys.argv[2])
 work = work_dir()
 try:
-    config, state, remind_file = os.path.join(work, "config"), os.path.join(work, "state"), os.path.join(work, "model.rem")
-    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "model.py"), str(n), config, remind_file],
-                   check=True)
+    config, state, remind_file = write_model(n, work)
     avisod = stripped(os.path.join(bin_dir, "avisod"), work)
     bench = stripped(os.path.join(bin_dir, "aviso-bench"), work)
     # The state a second start finds: every schedule stored by a first start.
