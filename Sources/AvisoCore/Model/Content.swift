@@ -16,8 +16,9 @@ public struct Content: Hashable, Sendable, Codable {
     public var body: String
     /// The freedesktop `category` hint.
     public var categoryID: String?
-    public var level: InterruptionLevel
+    /// After `extras`, so that it takes the byte after it: a content is 57 bytes, not 64, inline in each request.
     private var extras: Extras?
+    public var level: InterruptionLevel
 
     private final class Extras: @unchecked Sendable {
         var subtitle = ""
