@@ -218,6 +218,21 @@ private func load(bytes: [UInt8]) throws -> (ConfigLoadResult, String) {
         #expect(result.configuration == nil)
         #expect(result.errors.first?.message.contains("not a regular file") == true)
     }
+
+    /// `/proc/self/mem` is a regular file of size 0 whose reading fails with EIO; `/proc/self/environ` reads as text
+    /// (the daemon's environment, which a syntax error would quote into the journal).
+    @Test(arguments: ["/proc/self/mem", "/proc/self/environ", "/sys/kernel/mm/transparent_hugepage/enabled"])
+    func aFileOfTheKernelIsRefusedByName(_ target: String) throws {
+        guard access(target, F_OK) == 0 else { return print("skipped: \(target) is not on this machine") }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aviso-proc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("aviso.conf").path
+        #expect(symlink(target, path) == 0)
+        let result = ConfigLoader.load(path: path)
+        #expect(result.configuration == nil)
+        #expect(result.errors.map(\.message) == ["cannot read the configuration file: it is a file of the kernel (/proc or /sys), not one of text"])
+    }
 }
 
 /// `ContentHook=`, `HookTimeout=` and `HookMemory=` of a `[Category NAME]`.

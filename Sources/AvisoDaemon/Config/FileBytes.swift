@@ -1,9 +1,11 @@
+internal import CKernel
 import Glibc
 
 /// Reads a whole small regular file, refusing what is surely not a configuration file.
 ///
-/// Opens with O_NONBLOCK so a FIFO cannot hang the daemon, follows symlinks (a loop is an error, not a hang), and
-/// stops reading past `limit` bytes.
+/// Opens with O_NONBLOCK so a FIFO cannot hang the daemon, follows symlinks (a loop is an error, not a hang), refuses
+/// the kernel's files under /proc and /sys (regular files of size 0 that are no text a person wrote; reading
+/// `/proc/self/mem` fails with "Input/output error"), and stops reading past `limit` bytes.
 enum FileBytes {
     enum Result {
         case missing
@@ -29,6 +31,10 @@ enum FileBytes {
         return FileIdentity(info)
     }
 
+    /// procfs, sysfs, debugfs, tracefs, securityfs, cgroup2 (statfs(2)'s f_type).
+    private static let kernelFilesystems: Set<Int64> = [0x9fa0, 0x6265_6572, 0x6462_6720, 0x7472_6163, 0x7363_6673,
+                                                         0x6367_7270]
+
     /// Reads `path`; `what` names the file in messages ("the configuration file").
     static func read(_ path: String, limit: Int, what: String) -> Result {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
@@ -44,6 +50,10 @@ enum FileBytes {
             return .failed("cannot read \(what): \(String(cString: strerror(errno)))")
         }
         guard info.st_mode & S_IFMT == S_IFREG else { return .failed("cannot read \(what): it is not a regular file") }
+        var filesystem = statfs()
+        if fstatfs(fd, &filesystem) == 0, kernelFilesystems.contains(Int64(filesystem.f_type)) {
+            return .failed("cannot read \(what): it is a file of the kernel (/proc or /sys), not one of text")
+        }
         if Int(info.st_size) > limit {
             return .failed("\(what) is larger than \(limit) bytes; is it the right file?")
         }

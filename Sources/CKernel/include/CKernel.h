@@ -1,12 +1,13 @@
 #pragma once
 // The kernel interfaces Swift's Glibc module leaves out, from their real headers: epoll, timerfd, eventfd,
-// signalfd and inotify, with their structs and flags as the C library defines them, and malloc_trim. Functions
+// signalfd and inotify, with their structs and flags as the C library defines them, fstatfs and malloc_trim. Functions
 // glibc declares only under _GNU_SOURCE get a small wrapper in kernel.c.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <sys/vfs.h>
 #include <sys/types.h>
 #include <pthread.h>
 #include <malloc.h>
