@@ -29,4 +29,55 @@ struct ContentTests {
         let empty = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(Content())) as? [String: Any])
         #expect(Set(empty.keys) == ["title", "subtitle", "body", "level", "userInfo"], "absent optionals are left out")
     }
+
+    /// A content read from a reminder file keeps its title and body in the file's arena: it must read, compare, hash,
+    /// change and encode as one holding its own strings.
+    @Test func aContentInAnArenaBehavesAsOneWithStringsOfItsOwn() throws {
+        let arena = TextArena()
+        let texts = [("Tea", "Take the tea bag out, now that four minutes have passed"), ("", "only a body"),
+                     ("only a title", ""), ("Caf\u{E9}", "na\u{EF}ve\nsecond line \u{1F375}")]
+        var kept: [Content] = []
+        for (title, body) in texts {
+            var c = Content(title: title, body: body, textIn: arena)
+            c.categoryID = "drink"
+            kept.append(c)
+        }
+        arena.finish()
+        for ((title, body), c) in zip(texts, kept) {
+            var own = Content(title: title, body: body)
+            own.categoryID = "drink"
+            #expect(c.title == title && c.body == body)
+            #expect(c == own && own == c)
+            #expect(Set([c, own]).count == 1, "equal contents hash alike")
+            #expect(try JSONDecoder().decode(Content.self, from: JSONEncoder().encode(c)) == own)
+        }
+        #expect(kept[0] != kept[1] && kept[1] != kept[2], "different texts of one arena differ")
+
+        // The same bytes in the arena of a file read again compare equal; other bytes, or another title, do not.
+        let again = TextArena()
+        #expect(Content(title: "Tea", body: texts[0].1, textIn: again).title == "Tea")
+        var reread = Content(title: "Tea", body: texts[0].1, textIn: again)
+        reread.categoryID = "drink"
+        #expect(reread == kept[0])
+        #expect(Content(title: "Tea", body: "Take the tea bag out", textIn: again) != Content(title: "Tea", body: texts[0].1))
+        // Canonically equivalent strings are equal whatever their bytes, as String compares them.
+        #expect(Content(title: "Caf\u{E9}", body: "", textIn: again) == Content(title: "Cafe\u{301}", body: "", textIn: again))
+
+        // A change makes strings of the content's own and leaves the other text, and every copy, as it was.
+        var changed = kept[0]
+        changed.body += " (snoozed)"
+        #expect(changed.title == "Tea" && changed.body == texts[0].1 + " (snoozed)")
+        #expect(kept[0].body == texts[0].1)
+        changed.title = "Green tea"
+        #expect(changed.title == "Green tea" && changed.body == texts[0].1 + " (snoozed)")
+    }
+
+    /// Texts the packing cannot name (a run over 2 MiB) are kept as strings of their own, whole.
+    @Test func aTextTooLongForTheArenaIsKeptWhole() {
+        let arena = TextArena()
+        let long = String(repeating: "x", count: 1 << 21)
+        let c = Content(title: "T", body: long, textIn: arena)
+        #expect(c.body.utf8.count == 1 << 21 && c.title == "T")
+        #expect(c == Content(title: "T", body: long))
+    }
 }

@@ -8,12 +8,23 @@ public enum InterruptionLevel: String, Hashable, Sendable, Codable, CaseIterable
 
 /// What a notification says, as UNNotificationContent has it.
 ///
-/// The title, body, category and level are held inline; the fields most notifications leave empty (subtitle,
-/// thread, relevance, user info, image, delivery mode) live in one box, shared by copies and copied on the first
-/// change, and absent while they are all empty: a model of 100,000 reminders holds a content in every request.
+/// The category and level are held inline, the title and body as two strings of their own or, for a content read
+/// from a reminder file, in the file's `TextArena`; the fields most notifications leave empty (subtitle, thread,
+/// relevance, user info, image, delivery mode) live in one box, shared by copies and copied on the first change, and
+/// absent while they are all empty: a model of 100,000 reminders holds a content in every request.
 public struct Content: Hashable, Sendable, Codable {
-    public var title: String
-    public var body: String
+    private var text: ContentText
+
+    public var title: String {
+        get { text.title }
+        set { text = ContentText(title: newValue, body: text.body) }
+    }
+
+    public var body: String {
+        get { text.body }
+        set { text = ContentText(title: text.title, body: newValue) }
+    }
+
     /// The freedesktop `category` hint.
     public var categoryID: String?
     /// After `extras`, so that it takes the byte after it: a content is 57 bytes, not 64, inline in each request.
@@ -93,8 +104,7 @@ public struct Content: Hashable, Sendable, Codable {
         categoryID: String? = nil, relevance: Double? = nil, level: InterruptionLevel = .active,
         userInfo: [String: JSONValue] = [:], image: String? = nil, delivery: DeliveryMode? = nil
     ) {
-        self.title = title
-        self.body = body
+        text = ContentText(title: title, body: body)
         self.categoryID = categoryID
         self.level = level
         // Most contents have none of these: then no box is made at all.
@@ -106,8 +116,14 @@ public struct Content: Hashable, Sendable, Codable {
         extras = e
     }
 
+    /// A content read from a reminder file: its title and body are kept in the file's `arena`.
+    public init(title: String, subtitle: String = "", body: String, textIn arena: TextArena) {
+        self.init(subtitle: subtitle)
+        text = ContentText(title: title, body: body, in: arena)
+    }
+
     public static func == (a: Content, b: Content) -> Bool {
-        a.title == b.title && a.body == b.body && a.categoryID == b.categoryID && a.level == b.level
+        a.text == b.text && a.categoryID == b.categoryID && a.level == b.level
             && (a.extras === b.extras
                 || (a.subtitle == b.subtitle && a.threadID == b.threadID && a.relevance == b.relevance
                     && a.userInfo == b.userInfo && a.image == b.image && a.delivery == b.delivery))

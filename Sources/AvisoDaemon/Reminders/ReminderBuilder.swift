@@ -15,22 +15,26 @@ struct ReminderBuilder {
     let values: ReminderValues
     let zones: ZoneLookup
     let specs: CalendarSpecCache
+    /// Where the file's titles and bodies are kept.
+    let texts: TextArena
     private(set) var problems: [Problem] = []
     private(set) var warnings: [Problem] = []
 
     init(name: String, group: String, groupLine: Int?, values: ReminderValues, zones: ZoneLookup,
-         specs: CalendarSpecCache) {
+         specs: CalendarSpecCache, texts: TextArena) {
         self.name = name
         self.group = group
         self.groupLine = groupLine
         self.values = values
         self.zones = zones
         self.specs = specs
+        self.texts = texts
     }
 
     /// The request and the line of the key that says when, or nil when a problem was recorded.
     mutating func build() -> (Request, triggerLine: Int?)? {
-        var content = Content(title: text(.title), subtitle: text(.subtitle), body: text(.body))
+        let (title, body) = (text(.title), text(.body))
+        var content = Content(title: title, subtitle: text(.subtitle), body: body, textIn: texts)
         content.threadID = optional(.thread)
         content.categoryID = optional(.category)
         if let (value, line) = entry(.relevance) {
@@ -58,7 +62,7 @@ struct ReminderBuilder {
         if let (value, line) = entry(.maxLate) {
             maxLate = positiveSpan(value, key: "MaxLate", line: line)
         }
-        if content.title.isEmpty && content.body.isEmpty {
+        if title.isEmpty && body.isEmpty {
             fail(groupLine, "reminder '\(name)' has neither Title= nor Body=; give at least one")
         }
         let trigger = buildTrigger()

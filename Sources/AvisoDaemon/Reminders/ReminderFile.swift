@@ -129,6 +129,9 @@ public enum ReminderFile {
         presentation.read(keyFile, file: file, into: &groupProblems) {
             ProgramPath.problem($0, path: environment["PATH"])
         }
+        // The titles and bodies of this version of the file, in one buffer.
+        let texts = TextArena()
+        defer { texts.finish() }
         for g in keyFile.groupList {
             let (group, groupLine) = (g.name, Optional(g.line))
             // A reminder first, the group nearly every one is; the prefixes start with different letters.
@@ -163,7 +166,7 @@ public enum ReminderFile {
                 values[key] = (key.isText ? keyFile.string(of: entry) : keyFile.trimmedValue(of: entry), entry.line)
             }
             var builder = ReminderBuilder(name: name, group: group, groupLine: groupLine, values: values, zones: zones,
-                                          specs: specs)
+                                          specs: specs, texts: texts)
             let built = builder.build()
             problems.warnings += builder.warnings.map { ConfigProblem(file: file, line: $0.line, message: $0.message) }
             if let (request, triggerLine) = built {
