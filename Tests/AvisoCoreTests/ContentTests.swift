@@ -38,7 +38,7 @@ struct ContentTests {
                      ("only a title", ""), ("Caf\u{E9}", "na\u{EF}ve\nsecond line \u{1F375}")]
         var kept: [Content] = []
         for (title, body) in texts {
-            var c = Content(title: title, body: body, textIn: arena)
+            var c = Self.inArena(title, body, arena)
             c.categoryID = "drink"
             kept.append(c)
         }
@@ -55,13 +55,13 @@ struct ContentTests {
 
         // The same bytes in the arena of a file read again compare equal; other bytes, or another title, do not.
         let again = TextArena()
-        #expect(Content(title: "Tea", body: texts[0].1, textIn: again).title == "Tea")
-        var reread = Content(title: "Tea", body: texts[0].1, textIn: again)
+        #expect(Self.inArena("Tea", texts[0].1, again).title == "Tea")
+        var reread = Self.inArena("Tea", texts[0].1, again)
         reread.categoryID = "drink"
         #expect(reread == kept[0])
-        #expect(Content(title: "Tea", body: "Take the tea bag out", textIn: again) != Content(title: "Tea", body: texts[0].1))
+        #expect(Self.inArena("Tea", "Take the tea bag out", again) != Content(title: "Tea", body: texts[0].1))
         // Canonically equivalent strings are equal whatever their bytes, as String compares them.
-        #expect(Content(title: "Caf\u{E9}", body: "", textIn: again) == Content(title: "Cafe\u{301}", body: "", textIn: again))
+        #expect(Self.inArena("Caf\u{E9}", "", again) == Self.inArena("Cafe\u{301}", "", again))
 
         // A change makes strings of the content's own and leaves the other text, and every copy, as it was.
         var changed = kept[0]
@@ -72,11 +72,29 @@ struct ContentTests {
         #expect(changed.title == "Green tea" && changed.body == texts[0].1 + " (snoozed)")
     }
 
+    /// A content whose title and body were appended to `arena` one after the other, as a file's usually are.
+    static func inArena(_ title: String, _ body: String, _ arena: TextArena) -> Content {
+        Content(title: arena.append(title), body: arena.append(body), in: arena)
+    }
+
+    /// `Body=` before `Title=`, or another text between them: the two are copied to be one after the other.
+    @Test func aTitleAndBodyApartInTheArenaAreReadBack() {
+        let arena = TextArena()
+        let body = arena.append("Take the tea bag out")
+        let subtitle = arena.append("kitchen")
+        let title = arena.append("Tea")
+        let c = Content(title: title, body: body, in: arena)
+        #expect(c.title == "Tea" && c.body == "Take the tea bag out" && !subtitle.isEmpty)
+        #expect(c == Content(title: "Tea", body: "Take the tea bag out"))
+        let onlyBody = Content(title: arena.append(""), body: arena.append("just this"), in: arena)
+        #expect(onlyBody.title.isEmpty && onlyBody.body == "just this")
+    }
+
     /// Texts the packing cannot name (a run over 2 MiB) are kept as strings of their own, whole.
     @Test func aTextTooLongForTheArenaIsKeptWhole() {
         let arena = TextArena()
         let long = String(repeating: "x", count: 1 << 21)
-        let c = Content(title: "T", body: long, textIn: arena)
+        let c = Self.inArena("T", long, arena)
         #expect(c.body.utf8.count == 1 << 21 && c.title == "T")
         #expect(c == Content(title: "T", body: long))
     }

@@ -116,8 +116,8 @@ public struct Content: Hashable, Sendable, Codable {
         extras = e
     }
 
-    /// A content read from a reminder file: its title and body are kept in the file's `arena`.
-    public init(title: String, subtitle: String = "", body: String, textIn arena: TextArena) {
+    /// A content read from a reminder file, whose title and body are in the file's `arena`.
+    public init(title: TextArena.Run, subtitle: String = "", body: TextArena.Run, in arena: TextArena) {
         self.init(subtitle: subtitle)
         text = ContentText(title: title, body: body, in: arena)
     }

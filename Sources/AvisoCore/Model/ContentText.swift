@@ -6,7 +6,9 @@
 /// A file read again gets a new arena: one still referred to by a reminder kept at its last good version stays,
 /// whole, as long as that reminder does.
 public final class TextArena: @unchecked Sendable {
-    private var bytes: [UInt8] = []
+    /// Unchecked: no access overlaps another (each is within one call of this class's own), and checking them cost
+    /// 215 of an append's 350 instructions.
+    @exclusivity(unchecked) private var bytes: [UInt8] = []
 
     public init() {}
 
@@ -23,32 +25,53 @@ public final class TextArena: @unchecked Sendable {
         }
     }
 
-    /// Appends `title` and `body`, and returns where they are; nil when they do not fit the packing.
-    fileprivate func append(_ title: String, _ body: String) -> UInt64? {
-        let (t, b) = (title.utf8.count, body.utf8.count)
-        guard t <= Self.longestRun, b <= Self.longestRun, bytes.count + t + b <= Self.capacity else { return nil }
-        let run = UInt64(bytes.count) | UInt64(t) << 22 | UInt64(b) << 43
-        Self.append(title, body, to: &bytes)
+    /// Where bytes appended to an arena are.
+    public struct Run: Sendable {
+        fileprivate let start: Int
+        public let count: Int
+        public var isEmpty: Bool { count == 0 }
+    }
+
+    /// Appends UTF-8 text (a reminder file's value, its escapes interpreted).
+    public func append(_ text: UnsafeBufferPointer<UInt8>) -> Run {
+        let run = Run(start: bytes.count, count: text.count)
+        bytes.append(contentsOf: text)
         return run
     }
 
-    /// The bytes of both, copied from their storage, in one access to the buffer: appending their UTF-8 views to the
-    /// property took 750 instructions a reminder, 200 of them checking each access.
-    private static func append(_ title: String, _ body: String, to bytes: inout [UInt8]) {
-        append(title, to: &bytes)
-        append(body, to: &bytes)
+    public func append(_ text: String) -> Run {
+        var text = text
+        return text.withUTF8 { append($0) }
     }
 
-    private static func append(_ s: String, to bytes: inout [UInt8]) {
-        if s.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-            bytes.append(contentsOf: Array(s.utf8))
+    /// The packing of a title and the body right after it in the buffer; nil when they are not one after the other,
+    /// or do not fit it.
+    fileprivate func packing(_ title: Run, _ body: Run) -> UInt64? {
+        let start = title.isEmpty ? body.start : title.start
+        guard title.isEmpty || body.isEmpty || title.start + title.count == body.start, title.count <= Self.longestRun,
+              body.count <= Self.longestRun, start + title.count + body.count <= Self.capacity else { return nil }
+        return UInt64(start) | UInt64(title.count) << 22 | UInt64(body.count) << 43
+    }
+
+    /// Appends a copy of `title` and then of `body`, runs of this arena: their packing, or nil when it does not fit.
+    fileprivate func packingCopies(_ title: Run, _ body: Run) -> UInt64? {
+        guard title.count <= Self.longestRun, body.count <= Self.longestRun else { return nil }
+        let copied = bytes[title.start..<title.start + title.count] + bytes[body.start..<body.start + body.count]
+        let start = bytes.count
+        bytes.append(contentsOf: copied)
+        return packing(Run(start: start, count: title.count), Run(start: start + title.count, count: body.count))
+    }
+
+    fileprivate func string(_ run: Run) -> String {
+        bytes.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[run.start..<run.start + run.count]), as: UTF8.self)
         }
     }
 
-    /// The title (`body == false`) or body of `run`.
-    fileprivate func string(_ run: UInt64, body: Bool) -> String {
-        let (start, count) = Self.bounds(run, body: body)
-        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<start + count]), as: UTF8.self) }
+    /// The title (`body == false`) or body of a packing.
+    fileprivate func string(_ packing: UInt64, body: Bool) -> String {
+        let (offset, title) = (Int(packing & 0x3f_ffff), Int(packing >> 22 & 0x1f_ffff))
+        return string(body ? Run(start: offset + title, count: Int(packing >> 43)) : Run(start: offset, count: title))
     }
 
     /// Whether the runs `a` of this arena and `b` of `other` hold the same bytes, titles and bodies.
@@ -62,11 +85,6 @@ public final class TextArena: @unchecked Sendable {
                 return true
             }
         }
-    }
-
-    private static func bounds(_ run: UInt64, body: Bool) -> (Int, Int) {
-        let (offset, title) = (Int(run & 0x3f_ffff), Int(run >> 22 & 0x1f_ffff))
-        return body ? (offset + title, Int(run >> 43)) : (offset, title)
     }
 }
 
@@ -94,9 +112,14 @@ enum ContentText: Sendable {
         self = title.isEmpty && body.isEmpty ? .own(.empty) : .own(Strings(title: title, body: body))
     }
 
-    /// The texts kept in `arena`, or as strings of their own when they do not fit it.
-    init(title: String, body: String, in arena: TextArena) {
-        if let run = arena.append(title, body) { self = .inArena(arena, run) } else { self.init(title: title, body: body) }
+    /// The texts at `title` and `body` in `arena` (copied to be one after the other when they are not), or as
+    /// strings of their own when they do not fit its packing.
+    init(title: TextArena.Run, body: TextArena.Run, in arena: TextArena) {
+        if let run = arena.packing(title, body) ?? arena.packingCopies(title, body) {
+            self = .inArena(arena, run)
+        } else {
+            self.init(title: arena.string(title), body: arena.string(body))
+        }
     }
 
     var title: String {

@@ -1,3 +1,4 @@
+import AvisoCore
 import Glibc
 
 /// A key file (the format of aviso.conf and of reminder files, GLib's `GKeyFile` format), read in one pass over its
@@ -194,6 +195,18 @@ struct KeyFile {
     func string(of entry: Entry) -> String {
         let raw = bytes[entry.value]
         guard raw.contains(UInt8(ascii: "\\")) else { return Self.text(raw) }
+        return String(decoding: Self.unescaped(raw), as: UTF8.self)
+    }
+
+    /// `string(of:)`, appended to `arena` instead of made a string of its own.
+    func text(of entry: Entry, in arena: TextArena) -> TextArena.Run {
+        let raw = bytes[entry.value]
+        guard raw.contains(UInt8(ascii: "\\")) else { return raw.withUnsafeBufferPointer { arena.append($0) } }
+        return Self.unescaped(raw).withUnsafeBufferPointer { arena.append($0) }
+    }
+
+    /// `raw` with its escapes interpreted.
+    private static func unescaped(_ raw: ArraySlice<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
         var i = raw.startIndex
@@ -218,7 +231,7 @@ struct KeyFile {
             }
             i += 1
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// The line of the `[group]` header (its first).

@@ -1,3 +1,5 @@
+import AvisoCore
+
 /// The known keys of one `[Reminder NAME]` or `[Item NAME]` group, each with its value and line, as the builders read
 /// them. A group holds a handful of keys, found by a linear search: no hash table is built for each of 100,000
 /// reminders.
@@ -28,6 +30,9 @@ struct ReminderValues {
     /// 4 bits per key, by its number: the position of its entry, or 15 when it has none.
     private var positions = UInt64.max
     private var entries: [(value: String, line: Int?)] = []
+    /// `Title=` and `Body=`, in the file's `TextArena` instead of strings of their own (their entries hold "").
+    var title: TextArena.Run?
+    var body: TextArena.Run?
 
     subscript(key: ReminderFile.Key) -> (value: String, line: Int?)? {
         get {

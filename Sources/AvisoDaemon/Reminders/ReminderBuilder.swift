@@ -33,8 +33,8 @@ struct ReminderBuilder {
 
     /// The request and the line of the key that says when, or nil when a problem was recorded.
     mutating func build() -> (Request, triggerLine: Int?)? {
-        let (title, body) = (text(.title), text(.body))
-        var content = Content(title: title, subtitle: text(.subtitle), body: body, textIn: texts)
+        let (title, body) = (values.title ?? texts.append(""), values.body ?? texts.append(""))
+        var content = Content(title: title, subtitle: text(.subtitle), body: body, in: texts)
         content.threadID = optional(.thread)
         content.categoryID = optional(.category)
         if let (value, line) = entry(.relevance) {

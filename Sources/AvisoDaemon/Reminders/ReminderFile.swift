@@ -163,7 +163,13 @@ public enum ReminderFile {
                     problems.warning(entry.line, "unknown key '\(entry.key)' in [\(group)] is ignored (known: \(knownKeys.sorted().joined(separator: ", ")))")
                     continue
                 }
-                values[key] = (key.isText ? keyFile.string(of: entry) : keyFile.trimmedValue(of: entry), entry.line)
+                switch key {
+                case .title: values.title = keyFile.text(of: entry, in: texts)
+                case .body: values.body = keyFile.text(of: entry, in: texts)
+                default: break
+                }
+                values[key] = (key == .title || key == .body ? ""
+                    : key.isText ? keyFile.string(of: entry) : keyFile.trimmedValue(of: entry), entry.line)
             }
             var builder = ReminderBuilder(name: name, group: group, groupLine: groupLine, values: values, zones: zones,
                                           specs: specs, texts: texts)
