@@ -65,6 +65,10 @@ public struct CalendarTrigger: Hashable, Sendable, Codable {
         hasher.combine(policy)
     }
 
+    /// The same for every copy of this trigger, and for the equal triggers read from files, which share one box: a
+    /// key found without hashing the text. Equal triggers made apart have different ones.
+    public var identity: ObjectIdentifier { ObjectIdentifier(fields) }
+
     /// The parsed spec, or the parse error.
     public func parsed() throws(ValidationError) -> CalendarSpec {
         if let spec = fields.parsed { return spec }
