@@ -98,4 +98,28 @@ struct ContentTests {
         #expect(c.body.utf8.count == 1 << 21 && c.title == "T")
         #expect(c == Content(title: "T", body: long))
     }
+
+    /// Contents of one file with equal extras share one box: each must still change alone.
+    @Test func contentsSharingTheirExtrasChangeAlone() {
+        let shared = SharedExtras()
+        var a = Content(title: "A", categoryID: "drink")
+        var b = Content(title: "B", categoryID: "drink")
+        var c = Content(title: "C", threadID: "kitchen", categoryID: "drink")
+        a.shareExtras(in: shared)
+        b.shareExtras(in: shared)
+        c.shareExtras(in: shared)
+        #expect(a.categoryID == "drink" && b.categoryID == "drink" && c.threadID == "kitchen")
+        b.categoryID = "food"
+        a.threadID = "garden"
+        #expect(a.categoryID == "drink" && a.threadID == "garden")
+        #expect(b.categoryID == "food" && b.threadID == nil)
+        #expect(c.categoryID == "drink" && c.threadID == "kitchen")
+        var d = Content(title: "A", categoryID: "drink")
+        d.shareExtras(in: shared)
+        d.threadID = "garden"
+        #expect(d == a, "equal fields compare equal, shared box or not")
+        d.categoryID = nil
+        d.threadID = nil
+        #expect(d == Content(title: "A"), "a box emptied again is dropped")
+    }
 }

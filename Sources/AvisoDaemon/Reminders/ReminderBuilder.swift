@@ -15,13 +15,14 @@ struct ReminderBuilder {
     let values: ReminderValues
     let zones: ZoneLookup
     let specs: CalendarSpecCache
-    /// Where the file's titles and bodies are kept.
+    /// Where the file's titles and bodies are kept, and its contents' extras shared.
     let texts: TextArena
+    let extras: SharedExtras
     private(set) var problems: [Problem] = []
     private(set) var warnings: [Problem] = []
 
     init(name: String, group: String, groupLine: Int?, values: ReminderValues, zones: ZoneLookup,
-         specs: CalendarSpecCache, texts: TextArena) {
+         specs: CalendarSpecCache, texts: TextArena, extras: SharedExtras) {
         self.name = name
         self.group = group
         self.groupLine = groupLine
@@ -29,6 +30,7 @@ struct ReminderBuilder {
         self.zones = zones
         self.specs = specs
         self.texts = texts
+        self.extras = extras
     }
 
     /// The request and the line of the key that says when, or nil when a problem was recorded.
@@ -67,6 +69,7 @@ struct ReminderBuilder {
         }
         let trigger = buildTrigger()
         guard problems.isEmpty, let (trigger, triggerLine) = trigger else { return nil }
+        content.shareExtras(in: extras)
         return (Request(id: name, content: content, trigger: trigger, maxLate: maxLate, priority: priority), triggerLine)
     }
 

@@ -129,8 +129,9 @@ public enum ReminderFile {
         presentation.read(keyFile, file: file, into: &groupProblems) {
             ProgramPath.problem($0, path: environment["PATH"])
         }
-        // The titles and bodies of this version of the file, in one buffer.
+        // The titles and bodies of this version of the file, in one buffer; its contents' extras, each kept once.
         let texts = TextArena()
+        let extras = SharedExtras()
         defer { texts.finish() }
         for g in keyFile.groupList {
             let (group, groupLine) = (g.name, Optional(g.line))
@@ -172,7 +173,7 @@ public enum ReminderFile {
                     : key.isText ? keyFile.string(of: entry) : keyFile.trimmedValue(of: entry), entry.line)
             }
             var builder = ReminderBuilder(name: name, group: group, groupLine: groupLine, values: values, zones: zones,
-                                          specs: specs, texts: texts)
+                                          specs: specs, texts: texts, extras: extras)
             let built = builder.build()
             problems.warnings += builder.warnings.map { ConfigProblem(file: file, line: $0.line, message: $0.message) }
             if let (request, triggerLine) = built {
