@@ -26,9 +26,9 @@ public struct Content: Hashable, Sendable, Codable {
         set { text = ContentText(title: text.title, body: newValue) }
     }
 
-    /// After `text` and `extras`, in the byte after them: a content is 25 bytes inline in each request (57 with the
-    /// category inline too, which took the request's box from a 96-byte block of the heap to a 112-byte one).
     private var extras: Extras?
+    /// Last, in the byte after `extras`: a content is 25 bytes inline in each request (41 with the category inline
+    /// too, which made the request's box a 112-byte block of the heap, not a 96-byte one).
     public var level: InterruptionLevel
 
     /// The rarely set fields as one value: what a box holds, and what equal boxes are found by.

@@ -4,8 +4,8 @@ import Glibc
 /// Reads a whole small regular file, refusing what is surely not a configuration file.
 ///
 /// Opens with O_NONBLOCK so a FIFO cannot hang the daemon, follows symlinks (a loop is an error, not a hang), refuses
-/// the kernel's files under /proc and /sys (regular files of size 0 that are no text a person wrote; reading
-/// `/proc/self/mem` fails with "Input/output error"), and stops reading past `limit` bytes.
+/// the kernel's files under /proc and /sys (made up as they are read, no text a person wrote; reading `/proc/self/mem`
+/// fails with "Input/output error"), and stops reading past `limit` bytes.
 enum FileBytes {
     enum Result {
         case missing
