@@ -1,3 +1,4 @@
+import AvisoCore
 import AvisoTestSupport
 internal import CNotify
 import Testing
@@ -117,6 +118,42 @@ struct KeyFileTests {
         }
         // Both sides of the rules were exercised.
         #expect(accepted > 2_000 && accepted < 18_000, "\(accepted) of 20000 accepted")
+    }
+
+    /// A reminder's title and body are decoded straight into its file's `TextArena`: on the same generated files,
+    /// every value read that way, as a title and as a body, is the string `string(of:)` reads (which GKeyFile checks
+    /// above), one value after another in one arena.
+    @Test func aValueDecodedIntoTheArenaIsTheStringReadOtherwise() throws {
+        var g = SplitMix(seed: 0xA1_51)
+        var compared = 0
+        for i in 0..<20_000 {
+            let bytes = Self.generated(&g)
+            let file = KeyFile(bytes)
+            guard file.error == nil, file.binaryLine == nil else { continue }
+            let arena = TextArena()
+            var previous: (String, TextArena.Run)?
+            for group in file.groupList {
+                for entry in group.entries {
+                    let expected = file.string(of: entry)
+                    let run = file.text(of: entry, in: arena)
+                    let empty = arena.append("")
+                    let asTitle = Content(title: run, body: empty, in: arena)
+                    let asBody = Content(title: empty, body: run, in: arena)
+                    try #require(asTitle.title == expected && asTitle.body.isEmpty && asBody.body == expected,
+                                 "case \(i): \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+                    if let (text, earlier) = previous {
+                        // Two runs apart in the arena (copied to lie one after the other).
+                        let both = Content(title: earlier, body: run, in: arena)
+                        try #require(both.title == text && both.body == expected, "case \(i)")
+                        try #require(both == Content(title: text, body: expected), "case \(i)")
+                    }
+                    previous = (expected, run)
+                    compared += 1
+                }
+            }
+            arena.finish()
+        }
+        #expect(compared > 1_000, "\(compared) values compared")
     }
 
     @Test(arguments: [
