@@ -60,12 +60,14 @@ public final class TestNotificationServer: @unchecked Sendable {
     ///   - version: the GetServerInformation version; nil for "1.0".
     ///   - badReplies: answer every call (but CloseNotification) with a `(s)` tuple, as a non-conforming server might;
     ///     a Notify is still reported as "notify" (its id is what it would have been), followed by "bad-reply".
+    ///   - ignoreReplaces: answer each Notify with a new id, whatever its replaces_id.
     ///   - invokeBeforeReply: emit ActionInvoked(id, KEY) for each Notify before answering it.
     public init(
         busAddress: String, capabilities: [String]? = nil, name: String? = nil, version: String? = nil,
-        badReplies: Bool = false, invokeBeforeReply: String? = nil
+        badReplies: Bool = false, ignoreReplaces: Bool = false, invokeBeforeReply: String? = nil
     ) {
         var arguments: [String] = badReplies ? ["--bad-replies"] : []
+        if ignoreReplaces { arguments.append("--ignore-replaces") }
         if let invokeBeforeReply { arguments += ["--invoke-before-reply", invokeBeforeReply] }
         if let capabilities { arguments += ["--caps", capabilities.joined(separator: ",")] }
         if let name { arguments += ["--name", name] }

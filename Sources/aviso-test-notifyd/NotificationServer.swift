@@ -12,6 +12,8 @@ final class NotificationServer: BusObject {
     let version: String
     /// Answer every call with a tuple of the wrong type, as a non-conforming server might.
     let badReplies: Bool
+    /// Answer each Notify with a new id, whatever its replaces_id.
+    let ignoreReplaces: Bool
     /// An action key emitted as ActionInvoked for each Notify before the call is answered.
     let invokeBeforeReply: String?
     private let server = BusServer(
@@ -32,11 +34,13 @@ final class NotificationServer: BusObject {
             .signal("ActivationToken", [("id", "u"), ("activation_token", "s")]))
     private var nextID: UInt32 = 1
 
-    init(capabilities: [String], name: String, version: String, badReplies: Bool = false, invokeBeforeReply: String? = nil) {
+    init(capabilities: [String], name: String, version: String, badReplies: Bool = false, ignoreReplaces: Bool = false,
+         invokeBeforeReply: String? = nil) {
         self.capabilities = capabilities
         self.name = name
         self.version = version
         self.badReplies = badReplies
+        self.ignoreReplaces = ignoreReplaces
         self.invokeBeforeReply = invokeBeforeReply
     }
 
@@ -106,7 +110,7 @@ final class NotificationServer: BusObject {
         defer { args.forEach { g_variant_unref($0) } }
         let replaces = g_variant_get_uint32(args[1])
         let id: UInt32
-        if replaces != 0 {
+        if replaces != 0 && !ignoreReplaces {
             id = replaces
         } else {
             id = nextID

@@ -12,14 +12,15 @@ struct DaemonFixture {
     /// `before` runs once the daemon's directories exist and before it starts (to mount, write or break things).
     static func start(
         server withServer: Bool = true, capabilities: [String]? = nil, serverName: String? = nil, badReplies: Bool = false,
-        invokeBeforeReply: String? = nil,
+        ignoreReplaces: Bool = false, invokeBeforeReply: String? = nil,
         environment: [String: String] = [:], config: String? = nil, before: ((DaemonProcess) throws -> Void)? = nil
     ) async throws -> DaemonFixture {
         let bus = try DBusSession()
         var server: TestNotificationServer?
         if withServer {
             let s = TestNotificationServer(busAddress: bus.address, capabilities: capabilities, name: serverName,
-                                           badReplies: badReplies, invokeBeforeReply: invokeBeforeReply)
+                                           badReplies: badReplies, ignoreReplaces: ignoreReplaces,
+                                           invokeBeforeReply: invokeBeforeReply)
             try await s.start()
             server = s
         }

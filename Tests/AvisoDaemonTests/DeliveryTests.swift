@@ -99,6 +99,25 @@ extension Integration {
             #expect(try f.json("delivered").compactMap { $0["id"] as? String } == ["tea"])
         }
 
+        /// A server that answers a replacement with a new id has left the old popup on screen: aviso closes it, and
+        /// follows the new one.
+        @Test func aServerThatDoesNotReplaceHasTheOldPopupClosed() async throws {
+            let f = try await DaemonFixture.start(ignoreReplaces: true)
+            defer { f.stop() }
+            try f.ctl("add", "--id", "water", "--in", "1h", "--repeat", "--title", "Drink water")
+            try f.ctl("fire", "water")
+            let first = try await f.server!.next("notify")
+            _ = try await f.daemon.log.next { $0.contains("delivered 'water'") }
+            try f.ctl("fire", "water")
+            let second = try await f.server!.next("notify")
+            #expect(second.replacesID == first.id && second.id != first.id)
+            #expect(try await f.server!.next("close").id == first.id)
+            _ = try await f.daemon.log.next { $0.contains("delivered 'water' as notification \(second.id!)") }
+            f.server!.close(id: second.id!, reason: 2)
+            _ = try await f.daemon.log.next { $0.contains("'water' closed") }
+            #expect(try f.json("delivered").isEmpty)
+        }
+
         @Test func removeDeliveredClosesThePopupOnScreen() async throws {
             let f = try await DaemonFixture.start()
             defer { f.stop() }
