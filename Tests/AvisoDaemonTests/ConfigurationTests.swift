@@ -231,7 +231,8 @@ private func load(bytes: [UInt8]) throws -> (ConfigLoadResult, String) {
         #expect(symlink(target, path) == 0)
         let result = ConfigLoader.load(path: path)
         #expect(result.configuration == nil)
-        #expect(result.errors.map(\.message) == ["cannot read the configuration file: it is a file of the kernel (/proc or /sys), not one of text"])
+        #expect(result.errors.map(\.message)
+            == ["cannot read the configuration file: it is a file of the kernel (/proc or /sys), not one of text"])
     }
 }
 

@@ -150,8 +150,8 @@ public struct Content: Hashable, Sendable, Codable {
     }
 }
 
-/// The boxes of extras of one reminder file's contents, each distinct one kept once: its reminders of one category share
-/// one box. Used while the file is parsed, on its thread.
+/// The boxes of extras of one reminder file's contents, each distinct one kept once: its reminders of one category
+/// share one box. Used while the file is parsed, on its thread.
 public final class SharedExtras {
     fileprivate var boxes: [Content.Extra: Content.Extras] = [:]
 

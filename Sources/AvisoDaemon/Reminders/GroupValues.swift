@@ -30,7 +30,7 @@ struct ReminderValues {
     /// 4 bits per key, by its number: the position of its entry, or 15 when it has none.
     private var positions = UInt64.max
     private var entries: [(value: String, line: Int?)] = []
-    /// `Title=` and `Body=`, in the file's `TextArena` instead of strings of their own (their entries hold "").
+    /// `Title=` and `Body=`, in the file's `TextArena` instead of strings of their own (they have no entry).
     var title: TextArena.Run?
     var body: TextArena.Run?
 

@@ -167,10 +167,9 @@ public enum ReminderFile {
                 switch key {
                 case .title: values.title = keyFile.text(of: entry, in: texts)
                 case .body: values.body = keyFile.text(of: entry, in: texts)
-                default: break
+                default:
+                    values[key] = (key.isText ? keyFile.string(of: entry) : keyFile.trimmedValue(of: entry), entry.line)
                 }
-                values[key] = (key == .title || key == .body ? ""
-                    : key.isText ? keyFile.string(of: entry) : keyFile.trimmedValue(of: entry), entry.line)
             }
             var builder = ReminderBuilder(name: name, group: group, groupLine: groupLine, values: values, zones: zones,
                                           specs: specs, texts: texts, extras: extras)

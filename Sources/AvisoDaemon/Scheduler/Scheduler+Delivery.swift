@@ -194,7 +194,8 @@ extension Scheduler {
                 // The server showed a popup beside the one it was asked to replace: that one is closed, as replacing
                 // it would have removed it, so that nothing stays on screen that aviso no longer tracks.
                 delivery.close(serverID: finished.replaces)
-                Log.debug("the server answered \(serverID) for a replacement of notification \(finished.replaces): closed that one")
+                Log.debug("the server answered \(serverID) for a replacement of notification \(finished.replaces): "
+                    + "closed that one")
             }
             if popup.ids.isEmpty {
                 // Removed while the server was answering: nothing may stay on screen that aviso no longer tracks.
